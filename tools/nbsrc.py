@@ -1,0 +1,77 @@
+"""Round-trip between notebooks and a plain 'percent' text form, and run notebooks to keep outputs.
+
+Notebooks in `nbs/` are the source of truth. This helper only makes editing them from a terminal
+practical:
+
+    python tools/nbsrc.py to-py  nbs/01_mdp.base.ipynb  > /tmp/x.py   # notebook -> percent text
+    python tools/nbsrc.py to-nb  /tmp/x.py nbs/01_mdp.base.ipynb      # percent text -> notebook
+    python tools/nbsrc.py run    nbs/01_mdp.base.ipynb                # execute, keep outputs
+
+Percent text: a line `# %%` starts a code cell, `# %% [markdown]` a markdown cell whose lines
+carry a leading `# `.
+"""
+import json, sys, os
+from pathlib import Path
+
+def _md(lines): return [l[2:] if l.startswith('# ') else l[1:] if l.startswith('#') else l for l in lines]
+
+def py2cells(text):
+    "Split percent text into (kind, source) cells."
+    cells, kind, buf = [], None, []
+    for line in text.splitlines():
+        if line.startswith('# %%'):
+            if kind is not None: cells.append((kind, buf))
+            kind, buf = ('markdown' if '[markdown]' in line else 'code'), []
+        elif kind is not None: buf.append(line)
+    if kind is not None: cells.append((kind, buf))
+    out = []
+    for k, b in cells:
+        while b and not b[-1].strip(): b.pop()
+        while b and not b[0].strip(): b.pop(0)
+        out.append((k, '\n'.join(_md(b) if k == 'markdown' else b)))
+    return out
+
+def _src(s):
+    ls = s.split('\n')
+    return [l + '\n' for l in ls[:-1]] + [ls[-1]] if s else []
+
+def cells2nb(cells):
+    nb_cells = []
+    for k, s in cells:
+        c = dict(cell_type=k, metadata={}, source=_src(s))
+        if k == 'code': c.update(execution_count=None, outputs=[])
+        nb_cells.append(c)
+    return dict(cells=nb_cells, metadata=dict(kernelspec=dict(display_name='python3', language='python', name='python3')),
+                nbformat=4, nbformat_minor=4)
+
+def nb2py(nb):
+    parts = []
+    for c in nb['cells']:
+        s = ''.join(c['source'])
+        if c['cell_type'] == 'markdown':
+            parts.append('# %% [markdown]\n' + '\n'.join(('# ' + l) if l else '#' for l in s.split('\n')))
+        else: parts.append('# %%\n' + s)
+    return '\n\n'.join(parts) + '\n'
+
+def run_nb(path):
+    "Execute a notebook in its own folder and write it back with outputs (stops on the first error)."
+    from execnb.nbio import read_nb, write_nb
+    from execnb.shell import CaptureShell
+    path = Path(path).absolute()
+    nb = read_nb(path)
+    cwd = os.getcwd(); os.chdir(path.parent)
+    os.environ.setdefault('IN_TEST', '1')
+    try:
+        sh = CaptureShell(mpl_format='png')
+        sh.run_all(nb, exc_stop=True)
+    finally: os.chdir(cwd)
+    write_nb(nb, path)
+
+if __name__ == '__main__':
+    cmd, *args = sys.argv[1:]
+    if cmd == 'to-py': sys.stdout.write(nb2py(json.loads(Path(args[0]).read_text())))
+    elif cmd == 'to-nb':
+        Path(args[1]).write_text(json.dumps(cells2nb(py2cells(Path(args[0]).read_text())), indent=1) + '\n')
+    elif cmd == 'run':
+        for p in args: run_nb(p); print('ran', p)
+    else: raise SystemExit(f'unknown command {cmd!r}')

@@ -6,19 +6,19 @@
 __all__ = ['KERNEL_FLAGS', 'kernel', 'set_reference_compatible', 'is_reference_compatible', 'tolerance', 'reference_compatible',
            'set_cache_folder', 'get_cache_folder', 'in_test']
 
-# %% ../nbs/00_config.ipynb #0161ee34
+# %% ../nbs/00_config.ipynb #f82bbe24
 import os, contextlib
 from pathlib import Path
 import numba
 
-# %% ../nbs/00_config.ipynb #527cedf4
+# %% ../nbs/00_config.ipynb #8d82edaa
 KERNEL_FLAGS = dict(cache=True, fastmath=False, nogil=True)
 
 def kernel(f):
     "Compile `f` as a numba kernel with the package-wide `KERNEL_FLAGS`."
     return numba.njit(**KERNEL_FLAGS)(f)
 
-# %% ../nbs/00_config.ipynb #99bdf956
+# %% ../nbs/00_config.ipynb #fafc7519
 _SETTINGS = dict(reference_compatible=False, tolerance=1e-6, cache_folder=None)
 
 def set_reference_compatible(on:bool=True # reproduce Colosseum's numbers instead of the defined measures
@@ -44,7 +44,7 @@ def reference_compatible(on:bool=True # the mode inside the `with` block
     try: yield
     finally: set_reference_compatible(old)
 
-# %% ../nbs/00_config.ipynb #917a8a57
+# %% ../nbs/00_config.ipynb #f5e8f620
 def set_cache_folder(folder # a folder for cached hardness measures, or `None` to disable caching
                     ):
     "Choose where hardness measures are cached (created on first write)."
@@ -56,7 +56,7 @@ def get_cache_folder():
     env = os.environ.get('COLOSSEUM_NB_CACHE')
     return Path(env).expanduser() if env else None
 
-# %% ../nbs/00_config.ipynb #fe573206
+# %% ../nbs/00_config.ipynb #653ccbf3
 def in_test()->bool:
     "Whether the code runs under the test runner (`IN_TEST` set)."
     return bool(os.environ.get('IN_TEST'))

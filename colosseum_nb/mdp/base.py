@@ -4,16 +4,16 @@
 
 # %% auto #0
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
-           'EpisodicMDP']
+           'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #cb19f978
+# %% ../../nbs/01_mdp.base.ipynb #1791ff51
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 
-# %% ../../nbs/01_mdp.base.ipynb #422c5283
+# %% ../../nbs/01_mdp.base.ipynb #4c52b029
 class RewardDist(namedtuple('RewardDist', 'kind a b')):
     "A reward distribution: `kind` is 'deterministic' (point mass at `a`) or 'beta' (Beta(`a`, `b`))."
     @property
@@ -34,7 +34,7 @@ def beta(a:float, # first shape parameter
     "A Beta(`a`, `b`) reward."
     return RewardDist('beta', float(a), float(b))
 
-# %% ../../nbs/01_mdp.base.ipynb #5e258816
+# %% ../../nbs/01_mdp.base.ipynb #84dc57d1
 def _bad(name, value, why): return ValueError(f"{name}={value!r}: {why}")
 
 def _check_dist(d, name):
@@ -57,7 +57,7 @@ def as_dist(x, # a `RewardDist`, a number, or a pair `(name, args)` with name 'd
         raise _bad(name, x, "supported distributions are ('deterministic', (c,)) and ('beta', (a, b))")
     raise _bad(name, x, "expected a RewardDist, a number or a pair (name, args)")
 
-# %% ../../nbs/01_mdp.base.ipynb #af2fa141
+# %% ../../nbs/01_mdp.base.ipynb #9ae86761
 class StepType(IntEnum):
     "Position of a time step in an episode."
     FIRST = 0; MID = 1; LAST = 2
@@ -68,7 +68,7 @@ class TimeStep(namedtuple('TimeStep', 'step_type reward discount observation')):
     def mid(self): return self.step_type == StepType.MID
     def last(self): return self.step_type == StepType.LAST
 
-# %% ../../nbs/01_mdp.base.ipynb #590f24d9
+# %% ../../nbs/01_mdp.base.ipynb #6f2398f7
 class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     "Sparse successor form of an MDP: CSR rows `s * A + a` of next states and probabilities, and mean rewards `R` (S, A)."
     @property
@@ -76,7 +76,7 @@ class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     @property
     def n_actions(self): return self.R.shape[1]
 
-# %% ../../nbs/01_mdp.base.ipynb #5e26416d
+# %% ../../nbs/01_mdp.base.ipynb #28894a03
 def _check_prob_param(name, v):
     "Validate `p_lazy`/`p_rand`: None, 0 (= None) or strictly between 0 and 0.9999."
     if v is None: return None
@@ -92,7 +92,7 @@ def _check_int(name, v, lo, hi=None):
         raise _bad(name, v, f"must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
     return int(v)
 
-# %% ../../nbs/01_mdp.base.ipynb #64395eb1
+# %% ../../nbs/01_mdp.base.ipynb #2d64b059
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -109,7 +109,7 @@ class BaseMDP:
                  rewards_range=(0.0, 1.0), # range that sampled rewards are mapped to
                  **unknown):
         if unknown: raise ValueError(f"{type(self).__name__}: unknown parameter(s) {sorted(unknown)}; valid: {self._valid_names()}")
-        self.seed = _check_int('seed', seed, 0)
+        self.seed = _check_int('seed', seed, 0, 2**32 - 1)
         self.randomize_actions, self.make_reward_stochastic = bool(randomize_actions), bool(make_reward_stochastic)
         self.reward_variance_multiplier = float(reward_variance_multiplier)
         if not (np.isfinite(self.reward_variance_multiplier) and self.reward_variance_multiplier > 0):
@@ -123,7 +123,7 @@ class BaseMDP:
         self._build()
         self._finalise()
 
-# %% ../../nbs/01_mdp.base.ipynb #17cf9141
+# %% ../../nbs/01_mdp.base.ipynb #ca8c5ef3
 @patch(cls_method=True)
 def _valid_names(cls:BaseMDP):
     "All constructor parameter names of the class."
@@ -150,7 +150,7 @@ def _check_parameters(self:BaseMDP):
 def _finalise(self:BaseMDP):
     "Setting hook run after construction."
 
-# %% ../../nbs/01_mdp.base.ipynb #52b606f7
+# %% ../../nbs/01_mdp.base.ipynb #fb13874c
 @patch
 def _resolve_distributions(self:BaseMDP):
     "The family's reward distributions after Colosseum's all-or-nothing rule and the determinism check."
@@ -163,7 +163,7 @@ def _resolve_distributions(self:BaseMDP):
             raise _bad(n, v if (v := given[n]) is not None else d, f"make_reward_stochastic={self.make_reward_stochastic} requires {want} distribution")
     return dists
 
-# %% ../../nbs/01_mdp.base.ipynb #4783a659
+# %% ../../nbs/01_mdp.base.ipynb #2df227da
 @patch
 def _entries(self:BaseMDP, s, a):
     "Ordered `(s', p)` list of family action `a` in node `s`, with `p_lazy` and `p_rand`."
@@ -180,7 +180,7 @@ def _entries(self:BaseMDP, s, a):
             if a2 != a: out.extend((sp, lq * rho * p / A) for sp, p in self._next(s, a2))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #f818ba0a
+# %% ../../nbs/01_mdp.base.ipynb #be3da23f
 @patch
 def _sigma(self:BaseMDP, s):
     "Action permutation of node `s`, drawn on first use (identity without `randomize_actions`)."
@@ -220,7 +220,7 @@ def _construct(self:BaseMDP, starts):
             try: stack.append(self._expand(next(stack[-1])))
             except StopIteration: stack.pop()
 
-# %% ../../nbs/01_mdp.base.ipynb #8e34efb7
+# %% ../../nbs/01_mdp.base.ipynb #83b018b4
 @patch
 def _build(self:BaseMDP):
     "Build states, sparse transitions, rewards and the starting distribution."
@@ -261,7 +261,7 @@ def _to_sparse(self:BaseMDP):
     self.reward_kind = np.array([0 if d.is_deterministic else 1 for d in rdist], np.int8)
     self.reward_params = np.array([(d.a, d.b) for d in rdist], np.float64).reshape(-1, 2)
 
-# %% ../../nbs/01_mdp.base.ipynb #7fafaba7
+# %% ../../nbs/01_mdp.base.ipynb #ffae5afa
 @patch(as_prop=True)
 def n_states(self:BaseMDP)->int: return len(self.nodes)
 
@@ -290,7 +290,7 @@ def starting_states_and_probs(self:BaseMDP):
     "Starting state indices and their probabilities, in sampler order."
     return list(zip(self.starting_states.tolist(), self.starting_probs.tolist()))
 
-# %% ../../nbs/01_mdp.base.ipynb #d6ea779e
+# %% ../../nbs/01_mdp.base.ipynb #851311d0
 class ContinuousMDP(BaseMDP):
     "An infinite-horizon MDP: one never-ending trajectory."
 
@@ -321,7 +321,7 @@ class EpisodicMDP(BaseMDP):
         m = self._minimal_H()
         self.H = m if self._requested_H is None else max(m, self._requested_H)
 
-# %% ../../nbs/01_mdp.base.ipynb #4617a2d8
+# %% ../../nbs/01_mdp.base.ipynb #d5f84758
 @patch
 def reset(self:BaseMDP)->TimeStep:
     "Start a new trajectory (episode) from `s0 ~ mu`."
@@ -348,7 +348,7 @@ def step(self:BaseMDP, action:int # agent action in 0..n_actions-1
     last = self.is_episodic() and self.h == self.H
     return TimeStep(StepType.LAST if last else StepType.MID, reward, 1.0, -1 if last else self.cur)
 
-# %% ../../nbs/01_mdp.base.ipynb #421e48ea
+# %% ../../nbs/01_mdp.base.ipynb #80e8bb21
 _COMMON = ('seed', 'randomize_actions', 'p_lazy', 'p_rand', 'rewards_range', 'make_reward_stochastic', 'reward_variance_multiplier')
 
 @patch(as_prop=True)
@@ -387,7 +387,34 @@ def get_gin_config(self:BaseMDP, index:int # the gin scope is `prms_{index}`
     cls = type(self).__name__
     return '\n'.join(f"prms_{index}/{cls}.{k} = {_gin_value(v)}" for k, v in self.parameters.items() if k != 'seed' and v is not None)
 
-# %% ../../nbs/01_mdp.base.ipynb #113338db
+# %% ../../nbs/01_mdp.base.ipynb #d5f0e467
+def round_nested(x, nd:int=4 # decimals
+                ):
+    "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
+    if isinstance(x, dict): return {k: round_nested(v, nd) for k, v in x.items()}
+    if isinstance(x, (tuple, list)): return type(x)(round_nested(v, nd) for v in x)
+    if isinstance(x, (bool, np.bool_)): return bool(x)
+    if isinstance(x, (int, np.integer)): return int(x)
+    if isinstance(x, (float, np.floating)): return round(float(x), nd)
+    return x
+
+@patch(cls_method=True)
+def sample_mdp_parameters(cls:BaseMDP, n:int, # number of parameter sets
+                          is_episodic:bool=None, # sample for the episodic class (default: the setting of `cls`)
+                          seed:int=None # seed of the sampler (drawn from numpy's global generator if `None`)
+                         )->list:
+    "Colosseum's parameter sampler of the family: `n` dicts of constructor keyword arguments."
+    if is_episodic is None: is_episodic = issubclass(cls, EpisodicMDP)
+    r = np.random.RandomState(np.random.randint(10_000) if seed is None else seed)
+    out = []
+    for _ in range(n):
+        d = cls._sample_one(r, is_episodic)
+        for k in ('p_rand', 'p_lazy'):
+            if k in d and d[k] is not None and d[k] < 0.01: d[k] = None
+        out.append(round_nested(d))
+    return out
+
+# %% ../../nbs/01_mdp.base.ipynb #a92b96f3
 @patch
 def render(self:BaseMDP, state:int=None # state index to draw (default: current or first starting state)
           )->str:

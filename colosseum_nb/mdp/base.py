@@ -6,14 +6,14 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #1791ff51
+# %% ../../nbs/01_mdp.base.ipynb #cc79f87d
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 
-# %% ../../nbs/01_mdp.base.ipynb #4c52b029
+# %% ../../nbs/01_mdp.base.ipynb #6361dd06
 class RewardDist(namedtuple('RewardDist', 'kind a b')):
     "A reward distribution: `kind` is 'deterministic' (point mass at `a`) or 'beta' (Beta(`a`, `b`))."
     @property
@@ -34,7 +34,7 @@ def beta(a:float, # first shape parameter
     "A Beta(`a`, `b`) reward."
     return RewardDist('beta', float(a), float(b))
 
-# %% ../../nbs/01_mdp.base.ipynb #84dc57d1
+# %% ../../nbs/01_mdp.base.ipynb #160c4275
 def _bad(name, value, why): return ValueError(f"{name}={value!r}: {why}")
 
 def _check_dist(d, name):
@@ -57,7 +57,7 @@ def as_dist(x, # a `RewardDist`, a number, or a pair `(name, args)` with name 'd
         raise _bad(name, x, "supported distributions are ('deterministic', (c,)) and ('beta', (a, b))")
     raise _bad(name, x, "expected a RewardDist, a number or a pair (name, args)")
 
-# %% ../../nbs/01_mdp.base.ipynb #9ae86761
+# %% ../../nbs/01_mdp.base.ipynb #3776bc75
 class StepType(IntEnum):
     "Position of a time step in an episode."
     FIRST = 0; MID = 1; LAST = 2
@@ -68,7 +68,7 @@ class TimeStep(namedtuple('TimeStep', 'step_type reward discount observation')):
     def mid(self): return self.step_type == StepType.MID
     def last(self): return self.step_type == StepType.LAST
 
-# %% ../../nbs/01_mdp.base.ipynb #6f2398f7
+# %% ../../nbs/01_mdp.base.ipynb #eee961cf
 class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     "Sparse successor form of an MDP: CSR rows `s * A + a` of next states and probabilities, and mean rewards `R` (S, A)."
     @property
@@ -76,7 +76,7 @@ class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     @property
     def n_actions(self): return self.R.shape[1]
 
-# %% ../../nbs/01_mdp.base.ipynb #28894a03
+# %% ../../nbs/01_mdp.base.ipynb #214e11a7
 def _check_prob_param(name, v):
     "Validate `p_lazy`/`p_rand`: None, 0 (= None) or strictly between 0 and 0.9999."
     if v is None: return None
@@ -86,13 +86,22 @@ def _check_prob_param(name, v):
     if v >= 0.9999: raise _bad(name, v, "must be below 0.9999 (the MDP would never move)")
     return float(v)
 
+def _eccentricity(succ, src):
+    "Largest unweighted shortest-path distance from `src` in a successor-list graph."
+    dist = {src: 0}; dq = deque([src]); far = 0
+    while dq:
+        u = dq.popleft()
+        for v in succ[u]:
+            if v not in dist: dist[v] = dist[u] + 1; far = max(far, dist[v]); dq.append(v)
+    return far
+
 def _check_int(name, v, lo, hi=None):
     "Validate an integer parameter in [lo, hi]."
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
         raise _bad(name, v, f"must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
     return int(v)
 
-# %% ../../nbs/01_mdp.base.ipynb #2d64b059
+# %% ../../nbs/01_mdp.base.ipynb #f3a017dc
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -120,10 +129,12 @@ class BaseMDP:
         self._rng, self._fast_rng = np.random.RandomState(self.seed), random.Random(self.seed)
         self._check_parameters()
         self._dists = self._resolve_distributions()
+        self._check_distributions(self._dists)
         self._build()
+        self._after_build()
         self._finalise()
 
-# %% ../../nbs/01_mdp.base.ipynb #ca8c5ef3
+# %% ../../nbs/01_mdp.base.ipynb #ff49a060
 @patch(cls_method=True)
 def _valid_names(cls:BaseMDP):
     "All constructor parameter names of the class."
@@ -147,10 +158,25 @@ def _check_parameters(self:BaseMDP):
     "Family hook: validate the family parameters (raise `ValueError`)."
 
 @patch
+def _check_distributions(self:BaseMDP, dists):
+    "Family hook: validate the resolved reward distributions (raise `ValueError`)."
+
+@patch
+def _after_build(self:BaseMDP):
+    "Family hook run after the construction (e.g. to drop construction-time memos)."
+
+@patch
 def _finalise(self:BaseMDP):
     "Setting hook run after construction."
 
-# %% ../../nbs/01_mdp.base.ipynb #fb13874c
+@patch
+def _minimal_H(self:BaseMDP):
+    "Colosseum's minimal horizon: 1 + the largest BFS eccentricity of a possible starting node (families may override)."
+    succ = [g.tolist() for g in self.graph_succ]
+    starts = [self.node_to_index[n] for n in self._possible_starting_nodes() if n in self.node_to_index]
+    return 1 + max(_eccentricity(succ, s) for s in starts)
+
+# %% ../../nbs/01_mdp.base.ipynb #dd31ddcc
 @patch
 def _resolve_distributions(self:BaseMDP):
     "The family's reward distributions after Colosseum's all-or-nothing rule and the determinism check."
@@ -163,7 +189,7 @@ def _resolve_distributions(self:BaseMDP):
             raise _bad(n, v if (v := given[n]) is not None else d, f"make_reward_stochastic={self.make_reward_stochastic} requires {want} distribution")
     return dists
 
-# %% ../../nbs/01_mdp.base.ipynb #2df227da
+# %% ../../nbs/01_mdp.base.ipynb #72339dc2
 @patch
 def _entries(self:BaseMDP, s, a):
     "Ordered `(s', p)` list of family action `a` in node `s`, with `p_lazy` and `p_rand`."
@@ -180,7 +206,7 @@ def _entries(self:BaseMDP, s, a):
             if a2 != a: out.extend((sp, lq * rho * p / A) for sp, p in self._next(s, a2))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #be3da23f
+# %% ../../nbs/01_mdp.base.ipynb #50472cb7
 @patch
 def _sigma(self:BaseMDP, s):
     "Action permutation of node `s`, drawn on first use (identity without `randomize_actions`)."
@@ -220,7 +246,7 @@ def _construct(self:BaseMDP, starts):
             try: stack.append(self._expand(next(stack[-1])))
             except StopIteration: stack.pop()
 
-# %% ../../nbs/01_mdp.base.ipynb #83b018b4
+# %% ../../nbs/01_mdp.base.ipynb #f1874f62
 @patch
 def _build(self:BaseMDP):
     "Build states, sparse transitions, rewards and the starting distribution."
@@ -261,7 +287,7 @@ def _to_sparse(self:BaseMDP):
     self.reward_kind = np.array([0 if d.is_deterministic else 1 for d in rdist], np.int8)
     self.reward_params = np.array([(d.a, d.b) for d in rdist], np.float64).reshape(-1, 2)
 
-# %% ../../nbs/01_mdp.base.ipynb #ffae5afa
+# %% ../../nbs/01_mdp.base.ipynb #366a40c8
 @patch(as_prop=True)
 def n_states(self:BaseMDP)->int: return len(self.nodes)
 
@@ -290,18 +316,9 @@ def starting_states_and_probs(self:BaseMDP):
     "Starting state indices and their probabilities, in sampler order."
     return list(zip(self.starting_states.tolist(), self.starting_probs.tolist()))
 
-# %% ../../nbs/01_mdp.base.ipynb #851311d0
+# %% ../../nbs/01_mdp.base.ipynb #0e946530
 class ContinuousMDP(BaseMDP):
     "An infinite-horizon MDP: one never-ending trajectory."
-
-def _eccentricity(succ, src):
-    "Largest unweighted shortest-path distance from `src` in a successor-list graph."
-    dist = {src: 0}; dq = deque([src]); far = 0
-    while dq:
-        u = dq.popleft()
-        for v in succ[u]:
-            if v not in dist: dist[v] = dist[u] + 1; far = max(far, dist[v]); dq.append(v)
-    return far
 
 class EpisodicMDP(BaseMDP):
     "A finite-horizon MDP: episodes of exactly `H` steps from `s0 ~ mu`."
@@ -312,16 +329,11 @@ class EpisodicMDP(BaseMDP):
 
     def is_episodic(self): return True
 
-    def _minimal_H(self):
-        succ = [g.tolist() for g in self.graph_succ]
-        starts = [self.node_to_index[n] for n in self._possible_starting_nodes() if n in self.node_to_index]
-        return 1 + max(_eccentricity(succ, s) for s in starts)
-
     def _finalise(self):
         m = self._minimal_H()
         self.H = m if self._requested_H is None else max(m, self._requested_H)
 
-# %% ../../nbs/01_mdp.base.ipynb #d5f84758
+# %% ../../nbs/01_mdp.base.ipynb #858e1677
 @patch
 def reset(self:BaseMDP)->TimeStep:
     "Start a new trajectory (episode) from `s0 ~ mu`."
@@ -346,9 +358,9 @@ def step(self:BaseMDP, action:int # agent action in 0..n_actions-1
     if self.is_episodic() and self.h >= self.H: raise RuntimeError("the episode is over: call reset()")
     self.cur, reward = self._sample(self.cur, int(action)); self.h += 1
     last = self.is_episodic() and self.h == self.H
-    return TimeStep(StepType.LAST if last else StepType.MID, reward, 1.0, -1 if last else self.cur)
+    return TimeStep(StepType.LAST if last else StepType.MID, float(reward), 1.0, -1 if last else self.cur)
 
-# %% ../../nbs/01_mdp.base.ipynb #80e8bb21
+# %% ../../nbs/01_mdp.base.ipynb #3f05d3ca
 _COMMON = ('seed', 'randomize_actions', 'p_lazy', 'p_rand', 'rewards_range', 'make_reward_stochastic', 'reward_variance_multiplier')
 
 @patch(as_prop=True)
@@ -387,7 +399,7 @@ def get_gin_config(self:BaseMDP, index:int # the gin scope is `prms_{index}`
     cls = type(self).__name__
     return '\n'.join(f"prms_{index}/{cls}.{k} = {_gin_value(v)}" for k, v in self.parameters.items() if k != 'seed' and v is not None)
 
-# %% ../../nbs/01_mdp.base.ipynb #d5f0e467
+# %% ../../nbs/01_mdp.base.ipynb #a1f43390
 def round_nested(x, nd:int=4 # decimals
                 ):
     "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
@@ -414,7 +426,7 @@ def sample_mdp_parameters(cls:BaseMDP, n:int, # number of parameter sets
         out.append(round_nested(d))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #a92b96f3
+# %% ../../nbs/01_mdp.base.ipynb #23005f00
 @patch
 def render(self:BaseMDP, state:int=None # state index to draw (default: current or first starting state)
           )->str:

@@ -5,14 +5,13 @@
 # %% auto #0
 __all__ = ['DeepSeaAction', 'DeepSeaMDP', 'DeepSeaContinuous', 'DeepSeaEpisodic']
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #b9dce72e
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #2b163b02
 from enum import IntEnum
 import numpy as np
 import gin
-from fastcore.basics import patch
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #5ff4a948
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #d31ecd44
 class DeepSeaAction(IntEnum):
     "The family actions of DeepSea."
     LEFT = 0; RIGHT = 1
@@ -36,7 +35,7 @@ class DeepSeaMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #806be608
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #4ea93185
 def _check_parameters(self):
     for n in ('optimal_return', 'suboptimal_return'):
         v = getattr(self, n)
@@ -68,7 +67,7 @@ def _possible_starting_nodes(self): return [(0, self.size - 1)]
 
 for f in (_check_parameters, _default_distributions, _next, _reward, _starting, _possible_starting_nodes): setattr(DeepSeaMDP, f.__name__, f)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #4af38670
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #5ff53d80
 def _render(self, node):
     n = self.size
     cell = lambda x, y: 'A' if (x, y) == tuple(node) else 'G' if (x, y) == (n - 1, 0) else '.'
@@ -76,42 +75,20 @@ def _render(self, node):
 
 DeepSeaMDP._render = _render
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #6223ad56
-def _round_nested(x, nd=4):
-    "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
-    if isinstance(x, dict): return {k: _round_nested(v, nd) for k, v in x.items()}
-    if isinstance(x, (tuple, list)): return type(x)(_round_nested(v, nd) for v in x)
-    if isinstance(x, (bool, np.bool_)): return bool(x)
-    if isinstance(x, (int, np.integer)): return int(x)
-    if isinstance(x, (float, np.floating)): return round(float(x), nd)
-    return x
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #68cc9a7e
+def _sample_one(r, is_episodic):
+    size = int((1 + min(800 / (100 * r.random() + 35), 25)) * (0.8 if is_episodic else 1))
+    p_rand = min(2 / (8 * r.random() + 3), 0.95)
+    stochastic = bool(r.choice([True, False])); nu = 2 * r.random() + 0.005
+    d = dict(size=size, p_rand=p_rand, make_reward_stochastic=stochastic, reward_variance_multiplier=nu)
+    if stochastic: d.update(sub_optimal_distribution=('beta', (nu, nu * (size / 0.5 - 1))), optimal_distribution=('beta', (nu * (size - 1), nu)),
+                            other_distribution=('beta', (nu, nu * 10 * (size / 0.5 - 1))))
+    else: d.update(sub_optimal_distribution=('deterministic', (1.0 / size ** 2,)), optimal_distribution=('deterministic', (1.0,)),
+                   other_distribution=('deterministic', (0.0,)))
+    return d
+DeepSeaMDP._sample_one = staticmethod(_sample_one)
 
-@patch(cls_method=True)
-def sample_mdp_parameters(cls:DeepSeaMDP,
-                          n:int, # number of parameter sets
-                          is_episodic:bool=None, # sample for `DeepSeaEpisodic` (default: the setting of the class it is called on)
-                          seed:int=None # seed of the sampler (drawn from numpy's global generator if `None`)
-                         )->list:
-    "Colosseum's DeepSea sampler: a list of `n` dicts of constructor keyword arguments."
-    if is_episodic is None: is_episodic = issubclass(cls, EpisodicMDP)
-    r = np.random.RandomState(np.random.randint(10_000) if seed is None else seed)
-    out = []
-    for _ in range(n):
-        size = int((1 + min(800 / (100 * r.random() + 35), 25)) * (0.8 if is_episodic else 1))
-        p_rand = min(2 / (8 * r.random() + 3), 0.95)
-        d = dict(size=size, p_rand=p_rand if p_rand >= 0.01 else None,
-                 make_reward_stochastic=bool(r.choice([True, False])), reward_variance_multiplier=2 * r.random() + 0.005)
-        nu = d['reward_variance_multiplier']
-        if d['make_reward_stochastic']:
-            d.update(sub_optimal_distribution=('beta', (nu, nu * (size / 0.5 - 1))), optimal_distribution=('beta', (nu * (size - 1), nu)),
-                     other_distribution=('beta', (nu, nu * 10 * (size / 0.5 - 1))))
-        else:
-            d.update(sub_optimal_distribution=('deterministic', (1.0 / size ** 2,)), optimal_distribution=('deterministic', (1.0,)),
-                     other_distribution=('deterministic', (0.0,)))
-        out.append(_round_nested(d))
-    return out
-
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #ded11db9
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #712b0cdb
 @gin.configurable(module='colosseum_nb.mdp.deep_sea')
 class DeepSeaContinuous(ContinuousMDP, DeepSeaMDP):
     "Continuous (infinite-horizon) DeepSea."

@@ -5,15 +5,14 @@
 # %% auto #0
 __all__ = ['generate_lake', 'FrozenLakeAction', 'FrozenLakeMDP', 'FrozenLakeContinuous', 'FrozenLakeEpisodic']
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #9d718303
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #4d0b1a75
 from collections import deque
 from enum import IntEnum
 import numpy as np
 import gin
-from fastcore.basics import patch
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #f38671bf
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #bf5c0885
 def _reaches_goal(lake):
     "Whether the bottom-right cell can be reached from the top-left one through cells that are not holes."
     n = len(lake); seen = {(0, 0)}; dq = deque([(0, 0)])
@@ -38,7 +37,7 @@ def generate_lake(size:int, # number of rows and columns
         if _reaches_goal(rows): return rows
     raise _bad('p_frozen', p_frozen, f"no lake with a path to the goal in {max_tries} boards of size {size}; raise p_frozen")
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #654a52a6
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #7636d147
 class FrozenLakeAction(IntEnum):
     "The family actions of FrozenLake (Colosseum's naming: RIGHT decreases the column, LEFT increases it)."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3
@@ -64,7 +63,7 @@ class FrozenLakeMDP(BaseMDP):
         self._arg_goal_r, self._arg_default_r = goal_r, default_r
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #76d03068
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #8d25807e
 def _check_parameters(self):
     p = self.p_frozen
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0.1 <= p <= 1:
@@ -108,40 +107,19 @@ def _render(self, node):
 
 for f in (_check_parameters, _default_distributions, _pos, _next, _reward, _starting, _possible_starting_nodes, _render): setattr(FrozenLakeMDP, f.__name__, f)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #ed921e04
-def _round_nested(x, nd=4):
-    "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
-    if isinstance(x, dict): return {k: _round_nested(v, nd) for k, v in x.items()}
-    if isinstance(x, (tuple, list)): return type(x)(_round_nested(v, nd) for v in x)
-    if isinstance(x, (bool, np.bool_)): return bool(x)
-    if isinstance(x, (int, np.integer)): return int(x)
-    if isinstance(x, (float, np.floating)): return round(float(x), nd)
-    return x
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #1c2205d9
+def _sample_one(r, is_episodic):
+    p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
+    size = int(r.choice(range(5, 7), None, True, [0.665, 0.335])) if is_episodic else int(2.5 + min(400 / (150 * r.random() + 35), 15))
+    p_frozen = min((0.55 * r.random() + 0.45) ** 0.3, 0.95)
+    stochastic = bool(r.choice([True, False])); nu = 2 * r.random() + 0.005
+    d = dict(p_rand=p_rand, p_lazy=p_lazy, size=size, p_frozen=p_frozen, make_reward_stochastic=stochastic, reward_variance_multiplier=nu)
+    if stochastic: d.update(default_r=('beta', (nu, nu * (size ** 2 / 0.1 - 1))), goal_r=('beta', (nu * (size ** 2 - 1), nu)))
+    else: d.update(default_r=('deterministic', (0.0,)), goal_r=('deterministic', (1.0,)))
+    return d
+FrozenLakeMDP._sample_one = staticmethod(_sample_one)
 
-@patch(cls_method=True)
-def sample_mdp_parameters(cls:FrozenLakeMDP,
-                          n:int, # number of parameter sets
-                          is_episodic:bool=None, # sample for `FrozenLakeEpisodic` (default: the setting of the class it is called on)
-                          seed:int=None # seed of the sampler (drawn from numpy's global generator if `None`)
-                         )->list:
-    "Colosseum's FrozenLake sampler: a list of `n` dicts of constructor keyword arguments."
-    if is_episodic is None: is_episodic = issubclass(cls, EpisodicMDP)
-    r = np.random.RandomState(np.random.randint(10_000) if seed is None else seed)
-    out = []
-    for _ in range(n):
-        p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
-        size = int(r.choice(range(5, 7), None, True, [0.665, 0.335])) if is_episodic else int(2.5 + min(400 / (150 * r.random() + 35), 15))
-        d = dict(p_rand=p_rand if p_rand >= 0.01 else None, p_lazy=p_lazy if p_lazy >= 0.01 else None, size=size,
-                 p_frozen=min((0.55 * r.random() + 0.45) ** 0.3, 0.95), make_reward_stochastic=bool(r.choice([True, False])),
-                 reward_variance_multiplier=2 * r.random() + 0.005)
-        nu = d['reward_variance_multiplier']
-        if d['make_reward_stochastic']:
-            d.update(default_r=('beta', (nu, nu * (size ** 2 / 0.1 - 1))), goal_r=('beta', (nu * (size ** 2 - 1), nu)))
-        else: d.update(default_r=('deterministic', (0.0,)), goal_r=('deterministic', (1.0,)))
-        out.append(_round_nested(d))
-    return out
-
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #26ce2a28
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #8cb8d5f8
 @gin.configurable(module='colosseum_nb.mdp.frozen_lake')
 class FrozenLakeContinuous(ContinuousMDP, FrozenLakeMDP):
     "Continuous (infinite-horizon) FrozenLake."

@@ -5,14 +5,13 @@
 # %% auto #0
 __all__ = ['SimpleGridAction', 'SimpleGridReward', 'SimpleGridMDP', 'SimpleGridContinuous', 'SimpleGridEpisodic']
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #dcb04efe
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #fea7cfc2
 from enum import IntEnum
 import numpy as np
 import gin
-from fastcore.basics import patch
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #672eb69c
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #e37fc996
 class SimpleGridAction(IntEnum):
     "The family actions of SimpleGrid."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3; NO_OP = 4
@@ -50,7 +49,7 @@ class SimpleGridMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #025c420b
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #1fd90d03
 def _check_parameters(self):
     if not self.optimal_mean_reward - 0.1 > self.sub_optimal_mean_reward:
         raise _bad('sub_optimal_mean_reward', self.sub_optimal_mean_reward, f"must be below optimal_mean_reward - 0.1 = {self.optimal_mean_reward - 0.1:g}")
@@ -86,7 +85,7 @@ def _reward(self, s, a, sp):
 
 for f in (_check_parameters, _default_distributions, _next, _is_corner, _is_good_corner, _reward): setattr(SimpleGridMDP, f.__name__, f)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #65c1ad3d
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #251546ec
 def _centre_groups(size):
     "Cells `(x, y)` grouped by squared distance to the centre, closest first, row-major inside each group."
     c = (size - 1) / 2
@@ -109,7 +108,7 @@ def _possible_starting_nodes(self): return self._possible
 
 for f in (_starting, _possible_starting_nodes): setattr(SimpleGridMDP, f.__name__, f)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #6012d6e5
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #2111269a
 def _render(self, node):
     n = self.size
     def cell(x, y):
@@ -120,44 +119,23 @@ def _render(self, node):
 
 SimpleGridMDP._render = _render
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #a94ede6e
-def _round_nested(x, nd=4):
-    "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
-    if isinstance(x, dict): return {k: _round_nested(v, nd) for k, v in x.items()}
-    if isinstance(x, (tuple, list)): return type(x)(_round_nested(v, nd) for v in x)
-    if isinstance(x, (bool, np.bool_)): return bool(x)
-    if isinstance(x, (int, np.integer)): return int(x)
-    if isinstance(x, (float, np.floating)): return round(float(x), nd)
-    return x
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #20c7a0bc
+def _sample_one(r, is_episodic):
+    p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
+    size = int(1 + min(800 / (100 * r.random() + 35), 25) * (0.8 if is_episodic else 1))
+    n_starting_states = r.randint(1, 5)
+    stochastic = bool(r.choice([True, False])); nu = 2 * r.random() + 0.005
+    d = dict(p_rand=p_rand, p_lazy=p_lazy, size=size, n_starting_states=n_starting_states,
+             make_reward_stochastic=stochastic, reward_variance_multiplier=nu)
+    if stochastic: d.update(sub_optimal_distribution=('beta', (nu, nu * (10 / 0.2 - 1))), optimal_distribution=('beta', (nu, nu * (1 / 0.9 - 1))),
+                            other_distribution=('beta', (nu, nu * (1 / 0.2 - 1))))
+    else: d.update(sub_optimal_distribution=('deterministic', (0.0,)), optimal_distribution=('deterministic', (1.0,)),
+                   other_distribution=('deterministic', (0.5,)))
+    d['reward_type'] = r.randint(4)
+    return d
+SimpleGridMDP._sample_one = staticmethod(_sample_one)
 
-@patch(cls_method=True)
-def sample_mdp_parameters(cls:SimpleGridMDP,
-                          n:int, # number of parameter sets
-                          is_episodic:bool=None, # sample for `SimpleGridEpisodic` (default: the setting of the class it is called on)
-                          seed:int=None # seed of the sampler (drawn from numpy's global generator if `None`)
-                         )->list:
-    "Colosseum's SimpleGrid sampler: a list of `n` dicts of constructor keyword arguments."
-    if is_episodic is None: is_episodic = issubclass(cls, EpisodicMDP)
-    r = np.random.RandomState(np.random.randint(10_000) if seed is None else seed)
-    out = []
-    for _ in range(n):
-        p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
-        size = int(1 + min(800 / (100 * r.random() + 35), 25) * (0.8 if is_episodic else 1))
-        d = dict(p_rand=p_rand if p_rand >= 0.01 else None, p_lazy=p_lazy if p_lazy >= 0.01 else None, size=size,
-                 n_starting_states=r.randint(1, 5), make_reward_stochastic=bool(r.choice([True, False])),
-                 reward_variance_multiplier=2 * r.random() + 0.005)
-        nu = d['reward_variance_multiplier']
-        if d['make_reward_stochastic']:
-            d.update(sub_optimal_distribution=('beta', (nu, nu * (10 / 0.2 - 1))), optimal_distribution=('beta', (nu, nu * (1 / 0.9 - 1))),
-                     other_distribution=('beta', (nu, nu * (1 / 0.2 - 1))))
-        else:
-            d.update(sub_optimal_distribution=('deterministic', (0.0,)), optimal_distribution=('deterministic', (1.0,)),
-                     other_distribution=('deterministic', (0.5,)))
-        d['reward_type'] = r.randint(4)
-        out.append(_round_nested(d))
-    return out
-
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #c81ad1ef
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #3497739a
 @gin.configurable(module='colosseum_nb.mdp.simple_grid')
 class SimpleGridContinuous(ContinuousMDP, SimpleGridMDP):
     "Continuous (infinite-horizon) SimpleGrid."

@@ -8,11 +8,11 @@ __all__ = ['DP_MAX_ITERATION', 'check_sparse_mdp', 'dense_to_sparse', 'sparse_to
            'discounted_value_iteration', 'discounted_policy_evaluation', 'policy_gain', 'extended_value_iteration',
            'reference_dvi', 'reference_dpe']
 
-# %% ../nbs/02_dynamic_programming.ipynb #0a4a88cb
+# %% ../nbs/02_dynamic_programming.ipynb #a34ef4a3
 import numpy as np
 from .config import kernel, tolerance, is_reference_compatible
 
-# %% ../nbs/02_dynamic_programming.ipynb #1d8fab01
+# %% ../nbs/02_dynamic_programming.ipynb #e68bca4c
 def _err(name, why): return ValueError(f"{name}: {why}")
 
 def _check_sparse(ptr, nxt, prob, R, atol=1e-6, dtype=np.float64, allow_empty=False):
@@ -53,7 +53,7 @@ def check_sparse_mdp(ptr,  # int (S*A+1,) row pointers, row r = s*A + a
     "Validate a sparse MDP and return it as contiguous `(ptr, nxt, prob, R)` (int64, float64)."
     return _check_sparse(ptr, nxt, prob, R, atol)
 
-# %% ../nbs/02_dynamic_programming.ipynb #18253a82
+# %% ../nbs/02_dynamic_programming.ipynb #4c812dd7
 def dense_to_sparse(T, # (S, A, S) transition probabilities
                     R  # (S, A) mean rewards
                    ):
@@ -80,7 +80,7 @@ def sparse_to_dense(ptr,  # int (S*A+1,) row pointers
     T[np.repeat(np.arange(S * A), np.diff(ptr)), nxt] = prob
     return T.reshape(S, A, S)
 
-# %% ../nbs/02_dynamic_programming.ipynb #9c2c2325
+# %% ../nbs/02_dynamic_programming.ipynb #4034ca1f
 def random_sparse_mdp(S:int, # number of states
                       A:int, # number of actions
                       n_successors:int=4, # successors drawn per row (fewer when draws collide)
@@ -96,7 +96,7 @@ def random_sparse_mdp(S:int, # number of states
     prob = w / np.repeat(np.add.reduceat(w, ptr[:-1]), counts)
     return ptr, cand[keep].astype(np.int64), prob, rng.random((S, A))
 
-# %% ../nbs/02_dynamic_programming.ipynb #dad5679c
+# %% ../nbs/02_dynamic_programming.ipynb #7eaec0be
 @kernel
 def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
     "One Bellman application into `Q` and `Vout` (mode 0 max, 1 min, 2 policy `pi`); Gauss-Seidel when `Vin is Vout`."
@@ -118,7 +118,7 @@ def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
 
 _NOPI = np.zeros((1, 1))
 
-# %% ../nbs/02_dynamic_programming.ipynb #8fa9f199
+# %% ../nbs/02_dynamic_programming.ipynb #32147baa
 @kernel
 def _backward(ptr, nxt, prob, R, H, mode, pi):
     "Finite-horizon Bellman recursion; `pi` is (H, S, A) in mode 2, a dummy (1, 1, 1) otherwise."
@@ -143,7 +143,7 @@ def backward_induction(ptr,  # int (S*A+1,) row pointers
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
     return _backward(ptr, nxt, prob, R, _check_H(H), 1 if minimize else 0, _NOPI[None])
 
-# %% ../nbs/02_dynamic_programming.ipynb #58c5ffcc
+# %% ../nbs/02_dynamic_programming.ipynb #b5a15118
 def _check_policy(pi, shape, name='pi', atol=1e-6, dtype=np.float64):
     "Validate a stochastic policy of the given shape (rows on the last axis)."
     pi = np.ascontiguousarray(pi, dtype=dtype)
@@ -165,7 +165,7 @@ def episodic_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     H = _check_H(H)
     return _backward(ptr, nxt, prob, R, H, 2, _check_policy(pi, (H,) + R.shape))
 
-# %% ../nbs/02_dynamic_programming.ipynb #72566846
+# %% ../nbs/02_dynamic_programming.ipynb #c418017d
 def _check_Q(Q):
     Q = np.asarray(Q, dtype=np.float64)
     if Q.ndim < 2 or Q.shape[-1] < 1: raise _err('Q', f"expected shape (..., S, A), got {Q.shape}")
@@ -185,37 +185,47 @@ def greedy_stochastic_policy(Q # float (S, A) or (H(+1), S, A) action values
     Q = _check_Q(Q)
     return np.eye(Q.shape[-1])[greedy_policy(Q)]
 
-# %% ../nbs/02_dynamic_programming.ipynb #e509281e
+# %% ../nbs/02_dynamic_programming.ipynb #2679148e
 _GS_SWEEPS = 4
 
 @kernel
 def _discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter):
     "Gauss-Seidel sweeps + Jacobi steps with MacQueen bounds; returns (Q, V, sweeps, status: 1 ok, 0 max_iter, 2 stalled)."
     S, A = R.shape
-    V, W, Q = np.zeros(S), np.zeros(S), np.zeros((S, A))
+    V, W, P, Q = np.zeros(S), np.zeros(S), np.zeros(S), np.zeros((S, A))
     c = gamma / (1.0 - gamma)
-    it, status, best, since = 0, 0, np.inf, 0
-    while it < max_iter:
+    it, status, best, since, extrapolate = 0, 0, np.inf, 0, True
+    while it < max_iter and status == 0:
         for _ in range(min(_GS_SWEEPS, max_iter - it - 1)):
+            P[:] = V
             _layer(ptr, nxt, prob, R, gamma, pi, mode, V, V, Q); it += 1
+            if c * np.abs(V - P).max() < tol:   # a Gauss-Seidel sweep is a gamma-contraction
+                status = 1
+                break
+        if status != 0: break
         _layer(ptr, nxt, prob, R, gamma, pi, mode, V, W, Q); it += 1
         lo, hi = np.inf, -np.inf
         for s in range(S):
             d = W[s] - V[s]
             if d < lo: lo = d
             if d > hi: hi = d
-        shift = c * (lo + hi) / 2
-        for s in range(S): V[s] = W[s] + shift
         bound = c * (hi - lo) / 2
-        if bound < tol:
+        if bound < tol:                        # MacQueen: the midpoint is within `bound` of V*
+            for s in range(S): V[s] = W[s] + c * (lo + hi) / 2
             status = 1
             break
-        if bound < best: best, since = bound, 0
+        shift = c * (lo + hi) / 2 if extrapolate else 0.0
+        for s in range(S): V[s] = W[s] + shift
+        err = min(bound, c * max(abs(lo), abs(hi)))
+        if err < best: best, since = err, 0
         else:
             since += 1
-            if since >= 1000:   # no progress in 5000 sweeps: round-off floor above tol
+            if extrapolate and since >= 200:   # extrapolation does not help (e.g. periodic chains): plain sweeps
+                extrapolate, best, since = False, np.inf, 0
+            elif since >= 2000:                # no progress in 10,000 sweeps: round-off floor above tol
                 status = 2
-                break
+    if status == 1 and tol < 4e-16 * c * max(1.0, np.abs(V).max()):
+        status = 2                             # below the round-off floor: the bounds cannot certify tol
     _layer(ptr, nxt, prob, R, gamma, pi, mode, V, W, Q)
     return Q, W, it, status
 
@@ -253,7 +263,7 @@ def discounted_value_iteration(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, _NOPI, 1 if minimize else 0, tol, max_iter, 'discounted value iteration')
 
-# %% ../nbs/02_dynamic_programming.ipynb #2f38e319
+# %% ../nbs/02_dynamic_programming.ipynb #e842a3dd
 def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
                                  nxt,  # int (nnz,) next states
                                  prob, # float (nnz,) transition probabilities
@@ -269,7 +279,7 @@ def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, pi, 2, tol, max_iter, 'discounted policy evaluation')
 
-# %% ../nbs/02_dynamic_programming.ipynb #fe17c8de
+# %% ../nbs/02_dynamic_programming.ipynb #1d0ab849
 @kernel
 def _policy_chain(ptr, nxt, prob, pi):
     "Sparse rows of P_pi (sorted successors, positive probabilities only)."
@@ -345,7 +355,7 @@ def _members(comp, ncomp):
         loc[s] = fill[c] - cstart[c]; members[fill[c]] = s; fill[c] += 1
     return cstart, members, loc
 
-# %% ../nbs/02_dynamic_programming.ipynb #2bd7a1fb
+# %% ../nbs/02_dynamic_programming.ipynb #6d9ad08e
 @kernel
 def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, mass, closed):
     "GTH-style band elimination on component `c`: stationary distribution (closed) or expected visits from `mass`."
@@ -514,7 +524,7 @@ def _gain(cptr, cnxt, cprob, r, start, ref, tol, max_iter, mem_cap, work_cap):
         g += weight[c] * gc
     return g, 0
 
-# %% ../nbs/02_dynamic_programming.ipynb #d15b444e
+# %% ../nbs/02_dynamic_programming.ipynb #4a0ef980
 _BAND_MEM_CAP, _BAND_WORK_CAP = 2**25, 4e9
 
 def _as_policy(pi, S, A):
@@ -555,7 +565,7 @@ def policy_gain(ptr,   # int (S*A+1,) row pointers
     return _policy_gain(ptr, nxt, prob, R, pi, start, is_reference_compatible(reference_compatible),
                         _check_tol(tol), _check_max_iter(max_iter))
 
-# %% ../nbs/02_dynamic_programming.ipynb #c9c7cc95
+# %% ../nbs/02_dynamic_programming.ipynb #417799e0
 @kernel
 def _inner_l1(p, order, b, out):
     "argmax of q.u over the L1 ball of radius b around p (order: states by increasing u)."
@@ -699,7 +709,7 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
     if not ok: raise RuntimeError(f"extended value iteration did not reach span < {eps:g} in max_iter={max_iter} iterations")
     return Q, u
 
-# %% ../nbs/02_dynamic_programming.ipynb #a2939c50
+# %% ../nbs/02_dynamic_programming.ipynb #db83853c
 DP_MAX_ITERATION = 1_000_000
 
 @kernel

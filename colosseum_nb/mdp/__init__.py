@@ -9,7 +9,7 @@ __all__ = ['EPISODIC_MDP_CLASSES', 'CONTINUOUS_MDP_CLASSES', 'BaseMDP', 'Episodi
            'SimpleGridContinuous', 'MiniGridEmptyEpisodic', 'MiniGridEmptyContinuous', 'MiniGridRoomsEpisodic',
            'MiniGridRoomsContinuous', 'TaxiEpisodic', 'TaxiContinuous']
 
-# %% ../../nbs/04a_mdp.__init__.ipynb #1690995c
+# %% ../../nbs/04a_mdp.__init__.ipynb #31e28ed1
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, RewardDist, TimeStep, StepType
 from .river_swim import RiverSwimEpisodic, RiverSwimContinuous
 from .deep_sea import DeepSeaEpisodic, DeepSeaContinuous
@@ -22,7 +22,7 @@ from .custom_mdp import CustomEpisodic, CustomContinuous
 import colosseum_nb.mdp.values
 import colosseum_nb.hardness
 
-# %% ../../nbs/04a_mdp.__init__.ipynb #78a25da3
+# %% ../../nbs/04a_mdp.__init__.ipynb #86a78937
 EPISODIC_MDP_CLASSES = [RiverSwimEpisodic, DeepSeaEpisodic, FrozenLakeEpisodic, SimpleGridEpisodic,
                         MiniGridEmptyEpisodic, MiniGridRoomsEpisodic, TaxiEpisodic]
 CONTINUOUS_MDP_CLASSES = [RiverSwimContinuous, DeepSeaContinuous, FrozenLakeContinuous, SimpleGridContinuous,

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/02a_mdp.values.ipynb #5d5af606
+# %% ../../nbs/02a_mdp.values.ipynb #e8639cbc
 import numpy as np
 from fastcore.basics import patch
 from ..config import is_reference_compatible
@@ -13,7 +13,7 @@ from .base import BaseMDP
 from ..dynamic_programming import (backward_induction, episodic_policy_evaluation, discounted_value_iteration,
     discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe)
 
-# %% ../../nbs/02a_mdp.values.ipynb #1d59cb6c
+# %% ../../nbs/02a_mdp.values.ipynb #e663e912
 @patch
 def _memo(self:BaseMDP, key, f):
     "Compute `f()` once per MDP and key."
@@ -27,7 +27,7 @@ def _dense32(self:BaseMDP):
     sp = self.sparse
     return (sp.ptr, sp.nxt, self.prob32), sp.R.astype(np.float32)
 
-# %% ../../nbs/02a_mdp.values.ipynb #0ba44536
+# %% ../../nbs/02a_mdp.values.ipynb #f54b17f9
 def _uniform(mdp):
     shape = (mdp.H, mdp.n_states, mdp.n_actions) if mdp.is_episodic() else (mdp.n_states, mdp.n_actions)
     return np.full(shape, 1 / mdp.n_actions)
@@ -74,7 +74,7 @@ def worst_value_functions(self:BaseMDP): return self.get_worst_value_functions()
 @patch(as_prop=True)
 def random_value_functions(self:BaseMDP): return self.get_random_value_functions()
 
-# %% ../../nbs/02a_mdp.values.ipynb #63f0fc46
+# %% ../../nbs/02a_mdp.values.ipynb #cdda3f2c
 @patch
 def get_optimal_policy(self:BaseMDP, reference_compatible=None):
     "Greedy policy of the optimal Q-values."
@@ -87,7 +87,7 @@ def get_worst_policy(self:BaseMDP, reference_compatible=None):
     c = is_reference_compatible(reference_compatible)
     def f():
         sp = self.sparse
-        if self.is_episodic(): return greedy_stochastic_policy(backward_induction(*sp, self.H, minimize=True)[0][:self.H])
+        if self.is_episodic(): return greedy_stochastic_policy(-backward_induction(*sp, self.H, minimize=True)[0][:self.H])
         if c:
             T32, R32 = self._dense32()
             return greedy_stochastic_policy(reference_dvi(T32, -R32)[0])
@@ -101,7 +101,7 @@ def worst_policy(self:BaseMDP): return self.get_worst_policy()
 @patch(as_prop=True)
 def random_policy(self:BaseMDP): return _uniform(self)
 
-# %% ../../nbs/02a_mdp.values.ipynb #2c075407
+# %% ../../nbs/02a_mdp.values.ipynb #4e5094c4
 @patch
 def _average_reward(self:BaseMDP, kind, compat):
     "Average reward of the optimal, worst or random policy."
@@ -126,7 +126,7 @@ def worst_average_reward(self:BaseMDP)->float: return self.get_average_rewards()
 @patch(as_prop=True)
 def random_average_reward(self:BaseMDP)->float: return self.get_average_rewards()['random']
 
-# %% ../../nbs/02a_mdp.values.ipynb #7c85b138
+# %% ../../nbs/02a_mdp.values.ipynb #6a3ff31a
 @patch(as_prop=True)
 def optimal_expected_return(self:BaseMDP)->float:
     "Expected return of an episode under the optimal policy (episodic MDPs)."

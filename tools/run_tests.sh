@@ -21,7 +21,7 @@ nbs=$(cd nbs && find . -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not 
 n_nbs=$(echo "$nbs" | grep -c . || true)
 log=$(mktemp)
 $BIN/nbdev_test --n_workers 2 --timing 2>&1 | tee "$log"
-nb_failed=$(grep -c '^==> ' "$log" || true)
+nb_failed=$(sed -n '/Failed On The Following Notebooks/,$p' "$log" | grep -c $'^\t' || true)
 if ! grep -q 'Success' "$log" && [ "$nb_failed" = 0 ]; then nb_failed=$n_nbs; fi
 passed=$((passed + n_nbs - nb_failed)); failed=$((failed + nb_failed))
 

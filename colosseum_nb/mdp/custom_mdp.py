@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['CustomMDP', 'CustomContinuous', 'CustomEpisodic']
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #fa25ca58
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #d5c54bdf
 import numpy as np
 import gin
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, as_dist, deterministic, _bad
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #97734cd9
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #c353816a
 def _check_T(T):
     T = np.asarray(T, dtype=np.float64)
     if T.ndim != 3 or T.shape[0] != T.shape[2] or T.shape[0] < 1 or T.shape[1] < 1:
@@ -39,7 +39,7 @@ def _check_mu(mu, S):
         raise _bad('starting_distribution', mu.tolist() if S <= 10 else 'array', "must be finite, non-negative and sum to 1")
     return mu / mu.sum()
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #20efc008
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #ef5541a4
 class CustomMDP(BaseMDP):
     "An MDP given by user arrays."
     family_parameters = ()
@@ -92,7 +92,7 @@ class CustomMDP(BaseMDP):
         d.update(T=self._T, R=self._Rd, starting_distribution=self._mu0)
         return d
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #9de070ca
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #5b3fb8bd
 @gin.configurable(module='colosseum_nb.mdp.custom_mdp')
 class CustomContinuous(ContinuousMDP, CustomMDP):
     "A continuous MDP from user arrays."

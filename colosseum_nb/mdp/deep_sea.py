@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['DeepSeaAction', 'DeepSeaMDP', 'DeepSeaContinuous', 'DeepSeaEpisodic']
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #2b163b02
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #44bf6b6f
 from enum import IntEnum
 import numpy as np
 import gin
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #d31ecd44
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #7ab13df3
 class DeepSeaAction(IntEnum):
     "The family actions of DeepSea."
     LEFT = 0; RIGHT = 1
@@ -35,7 +35,7 @@ class DeepSeaMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #4ea93185
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #641b5201
 def _check_parameters(self):
     for n in ('optimal_return', 'suboptimal_return'):
         v = getattr(self, n)
@@ -67,7 +67,7 @@ def _possible_starting_nodes(self): return [(0, self.size - 1)]
 
 for f in (_check_parameters, _default_distributions, _next, _reward, _starting, _possible_starting_nodes): setattr(DeepSeaMDP, f.__name__, f)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #5ff53d80
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #0168ca8f
 def _render(self, node):
     n = self.size
     cell = lambda x, y: 'A' if (x, y) == tuple(node) else 'G' if (x, y) == (n - 1, 0) else '.'
@@ -75,7 +75,7 @@ def _render(self, node):
 
 DeepSeaMDP._render = _render
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #68cc9a7e
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #6b752776
 def _sample_one(r, is_episodic):
     size = int((1 + min(800 / (100 * r.random() + 35), 25)) * (0.8 if is_episodic else 1))
     p_rand = min(2 / (8 * r.random() + 3), 0.95)
@@ -88,7 +88,7 @@ def _sample_one(r, is_episodic):
     return d
 DeepSeaMDP._sample_one = staticmethod(_sample_one)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #712b0cdb
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #386880b9
 @gin.configurable(module='colosseum_nb.mdp.deep_sea')
 class DeepSeaContinuous(ContinuousMDP, DeepSeaMDP):
     "Continuous (infinite-horizon) DeepSea."

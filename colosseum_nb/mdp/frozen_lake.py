@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['generate_lake', 'FrozenLakeAction', 'FrozenLakeMDP', 'FrozenLakeContinuous', 'FrozenLakeEpisodic']
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #4d0b1a75
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #91ef2fd0
 from collections import deque
 from enum import IntEnum
 import numpy as np
 import gin
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #bf5c0885
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #d7297247
 def _reaches_goal(lake):
     "Whether the bottom-right cell can be reached from the top-left one through cells that are not holes."
     n = len(lake); seen = {(0, 0)}; dq = deque([(0, 0)])
@@ -37,7 +37,7 @@ def generate_lake(size:int, # number of rows and columns
         if _reaches_goal(rows): return rows
     raise _bad('p_frozen', p_frozen, f"no lake with a path to the goal in {max_tries} boards of size {size}; raise p_frozen")
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #7636d147
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #257b73a8
 class FrozenLakeAction(IntEnum):
     "The family actions of FrozenLake (Colosseum's naming: RIGHT decreases the column, LEFT increases it)."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3
@@ -63,7 +63,7 @@ class FrozenLakeMDP(BaseMDP):
         self._arg_goal_r, self._arg_default_r = goal_r, default_r
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #8d25807e
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #2fbac54c
 def _check_parameters(self):
     p = self.p_frozen
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0.1 <= p <= 1:
@@ -107,7 +107,7 @@ def _render(self, node):
 
 for f in (_check_parameters, _default_distributions, _pos, _next, _reward, _starting, _possible_starting_nodes, _render): setattr(FrozenLakeMDP, f.__name__, f)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #1c2205d9
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #735d2685
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
     size = int(r.choice(range(5, 7), None, True, [0.665, 0.335])) if is_episodic else int(2.5 + min(400 / (150 * r.random() + 35), 15))
@@ -119,7 +119,7 @@ def _sample_one(r, is_episodic):
     return d
 FrozenLakeMDP._sample_one = staticmethod(_sample_one)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #8cb8d5f8
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #cc481d80
 @gin.configurable(module='colosseum_nb.mdp.frozen_lake')
 class FrozenLakeContinuous(ContinuousMDP, FrozenLakeMDP):
     "Continuous (infinite-horizon) FrozenLake."

@@ -6,14 +6,14 @@
 __all__ = ['MiniGridDirection', 'MiniGridAction', 'MiniGridNode', 'MiniGridEmptyMDP', 'MiniGridEmptyContinuous',
            'MiniGridEmptyEpisodic']
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #37b4e34b
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #314ffc70
 from enum import IntEnum
 from collections import namedtuple
 import numpy as np
 import gin
 from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #5e1f65c8
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #b5389a8d
 class MiniGridDirection(IntEnum):
     "Heading of the agent: `UP` is `Y+1`, `RIGHT` is `X+1`, `DOWN` is `Y-1`, `LEFT` is `X-1`."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3
@@ -30,7 +30,7 @@ class MiniGridNode(namedtuple('MiniGridNode', 'X Y Dir')):
 _STEP = {MiniGridDirection.UP: (0, 1), MiniGridDirection.RIGHT: (1, 0), MiniGridDirection.DOWN: (0, -1), MiniGridDirection.LEFT: (-1, 0)}
 _ARROW = '^>v<'
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #72e7bd2e
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #5e00a10a
 def _turn_move_table(cells # the admissible cells `(X, Y)` (any iterable)
                     )->dict:
     "Map every node on `cells` to its three successor lists `[(node', 1.0)]`, indexed by `MiniGridAction`."
@@ -44,7 +44,7 @@ def _turn_move_table(cells # the admissible cells `(X, Y)` (any iterable)
                     [(node[(x, y, MiniGridDirection((d - 1) % 4))], 1.0)])
     return table
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #789b4518
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #c5624860
 def _draw_grid(width:int, # number of columns (X)
                height:int, # number of rows (Y)
                node, # the agent's node `(X, Y, Dir)`
@@ -59,7 +59,7 @@ def _draw_grid(width:int, # number of columns (X)
     rows = ['#' + ''.join(ch(x, y) for x in range(width)) + '#' for y in range(height - 1, -1, -1)]
     return '\n'.join(['#' * (width + 2)] + rows + ['#' * (width + 2)])
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #f5953e1a
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #57a4fd4a
 def _side_cells(size:int, # side length of the room
                 side:int # 0 left, 1 bottom, 2 right, 3 top
                )->list:
@@ -67,7 +67,7 @@ def _side_cells(size:int, # side length of the room
     m = size - 1
     return [[(0, j), (j, 0), (m, m - j), (m - j, m)][side] for j in range(size)]
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #73da4ed4
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #1056b873
 class MiniGridEmptyMDP(BaseMDP):
     "The MiniGridEmpty family (rules shared by the episodic and the continuous classes)."
     n_actions, action_names = 3, tuple(a.name for a in MiniGridAction)
@@ -85,7 +85,7 @@ class MiniGridEmptyMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_other_distribution = optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #1d091bb4
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #1756b6d8
 def _check_parameters(self):
     if self.n_starting_states > self.size:
         raise _bad('n_starting_states', self.n_starting_states, f"must be at most size={self.size} (the cells of a side)")
@@ -117,7 +117,7 @@ def _render(self, node): return _draw_grid(self.size, self.size, node, self.goal
 
 for f in (_check_parameters, _default_distributions, _starting, _possible_starting_nodes, _next, _reward, _render): setattr(MiniGridEmptyMDP, f.__name__, f)
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #32b713cd
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #12a0266b
 @gin.configurable(module='colosseum_nb.mdp.minigrid_empty')
 class MiniGridEmptyContinuous(ContinuousMDP, MiniGridEmptyMDP):
     "Continuous (infinite-horizon) MiniGridEmpty."
@@ -126,7 +126,7 @@ class MiniGridEmptyContinuous(ContinuousMDP, MiniGridEmptyMDP):
 class MiniGridEmptyEpisodic(EpisodicMDP, MiniGridEmptyMDP):
     "Episodic MiniGridEmpty (by default the horizon is one more than the longest shortest path from a possible start)."
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #3d5b2d94
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #67305f26
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
     x = min(5 + 14 / (8 * r.random() + 1), 20)

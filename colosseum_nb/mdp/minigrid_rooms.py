@@ -6,7 +6,7 @@
 __all__ = ['MiniGridRoomsMDP', 'MiniGridRoomsContinuous', 'MiniGridRoomsEpisodic', 'MiniGridDirection', 'MiniGridAction',
            'MiniGridNode']
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #965d8db8
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #9db1455f
 import math
 import numpy as np
 import gin
@@ -14,7 +14,7 @@ from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
 from .minigrid_empty import MiniGridDirection, MiniGridAction, MiniGridNode, _turn_move_table, _draw_grid
 _all_ = ['MiniGridDirection', 'MiniGridAction', 'MiniGridNode']
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #b3502109
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #4fda695d
 def _room_cells(room_size:int, # side of a room
                 room # the room `(xr, yr)`, 0-based from the bottom left
                )->list:
@@ -31,7 +31,7 @@ def _rooms_cells(room_size:int, # side of a room
     centres = [(room_size + 1) * m + room_size // 2 for m in range(k)]
     return cells | {(w, c) for w in walls for c in centres} | {(c, w) for w in walls for c in centres}
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #2843b9f6
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #9cbfa0bd
 class MiniGridRoomsMDP(BaseMDP):
     "The MiniGridRooms family (rules shared by the episodic and the continuous classes)."
     n_actions, action_names = 3, tuple(a.name for a in MiniGridAction)
@@ -59,7 +59,7 @@ class MiniGridRoomsMDP(BaseMDP):
     @property
     def rooms_per_side(self)->int: return math.isqrt(self.n_rooms)
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #67fc43d5
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #346016b9
 def _check_parameters(self):
     if self.rooms_per_side ** 2 != self.n_rooms: raise _bad('n_rooms', self.n_rooms, "must be a perfect square (4, 9, 16, ...)")
     if self.n_starting_states > 4 * self.room_size ** 2:
@@ -97,7 +97,7 @@ def _render(self, node): return _draw_grid(self.grid_size, self.grid_size, node,
 
 for f in (_check_parameters, _default_distributions, _starting, _possible_starting_nodes, _next, _reward, _render): setattr(MiniGridRoomsMDP, f.__name__, f)
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #67311d22
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #27944c8a
 @gin.configurable(module='colosseum_nb.mdp.minigrid_rooms')
 class MiniGridRoomsContinuous(ContinuousMDP, MiniGridRoomsMDP):
     "Continuous (infinite-horizon) MiniGridRooms."
@@ -106,7 +106,7 @@ class MiniGridRoomsContinuous(ContinuousMDP, MiniGridRoomsMDP):
 class MiniGridRoomsEpisodic(EpisodicMDP, MiniGridRoomsMDP):
     "Episodic MiniGridRooms (by default the horizon is one more than the longest shortest path from a possible start)."
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #912591e5
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #545d1e85
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
     x1, x2, _ = r.dirichlet([0.2, 0.2, 1])

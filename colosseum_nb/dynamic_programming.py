@@ -8,11 +8,11 @@ __all__ = ['DP_MAX_ITERATION', 'check_sparse_mdp', 'dense_to_sparse', 'sparse_to
            'discounted_value_iteration', 'discounted_policy_evaluation', 'policy_gain', 'extended_value_iteration',
            'reference_dvi', 'reference_dpe']
 
-# %% ../nbs/02_dynamic_programming.ipynb #a34ef4a3
+# %% ../nbs/02_dynamic_programming.ipynb #1c501881
 import numpy as np
 from .config import kernel, tolerance, is_reference_compatible
 
-# %% ../nbs/02_dynamic_programming.ipynb #e68bca4c
+# %% ../nbs/02_dynamic_programming.ipynb #b5d373cc
 def _err(name, why): return ValueError(f"{name}: {why}")
 
 def _check_sparse(ptr, nxt, prob, R, atol=1e-6, dtype=np.float64, allow_empty=False):
@@ -53,7 +53,7 @@ def check_sparse_mdp(ptr,  # int (S*A+1,) row pointers, row r = s*A + a
     "Validate a sparse MDP and return it as contiguous `(ptr, nxt, prob, R)` (int64, float64)."
     return _check_sparse(ptr, nxt, prob, R, atol)
 
-# %% ../nbs/02_dynamic_programming.ipynb #4c812dd7
+# %% ../nbs/02_dynamic_programming.ipynb #95305467
 def dense_to_sparse(T, # (S, A, S) transition probabilities
                     R  # (S, A) mean rewards
                    ):
@@ -80,7 +80,7 @@ def sparse_to_dense(ptr,  # int (S*A+1,) row pointers
     T[np.repeat(np.arange(S * A), np.diff(ptr)), nxt] = prob
     return T.reshape(S, A, S)
 
-# %% ../nbs/02_dynamic_programming.ipynb #4034ca1f
+# %% ../nbs/02_dynamic_programming.ipynb #ce38e657
 def random_sparse_mdp(S:int, # number of states
                       A:int, # number of actions
                       n_successors:int=4, # successors drawn per row (fewer when draws collide)
@@ -96,7 +96,7 @@ def random_sparse_mdp(S:int, # number of states
     prob = w / np.repeat(np.add.reduceat(w, ptr[:-1]), counts)
     return ptr, cand[keep].astype(np.int64), prob, rng.random((S, A))
 
-# %% ../nbs/02_dynamic_programming.ipynb #7eaec0be
+# %% ../nbs/02_dynamic_programming.ipynb #e93a281e
 @kernel
 def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
     "One Bellman application into `Q` and `Vout` (mode 0 max, 1 min, 2 policy `pi`); Gauss-Seidel when `Vin is Vout`."
@@ -118,7 +118,7 @@ def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
 
 _NOPI = np.zeros((1, 1))
 
-# %% ../nbs/02_dynamic_programming.ipynb #32147baa
+# %% ../nbs/02_dynamic_programming.ipynb #bf15dd2f
 @kernel
 def _backward(ptr, nxt, prob, R, H, mode, pi):
     "Finite-horizon Bellman recursion; `pi` is (H, S, A) in mode 2, a dummy (1, 1, 1) otherwise."
@@ -143,7 +143,7 @@ def backward_induction(ptr,  # int (S*A+1,) row pointers
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
     return _backward(ptr, nxt, prob, R, _check_H(H), 1 if minimize else 0, _NOPI[None])
 
-# %% ../nbs/02_dynamic_programming.ipynb #b5a15118
+# %% ../nbs/02_dynamic_programming.ipynb #538a8a31
 def _check_policy(pi, shape, name='pi', atol=1e-6, dtype=np.float64):
     "Validate a stochastic policy of the given shape (rows on the last axis)."
     pi = np.ascontiguousarray(pi, dtype=dtype)
@@ -165,7 +165,7 @@ def episodic_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     H = _check_H(H)
     return _backward(ptr, nxt, prob, R, H, 2, _check_policy(pi, (H,) + R.shape))
 
-# %% ../nbs/02_dynamic_programming.ipynb #c418017d
+# %% ../nbs/02_dynamic_programming.ipynb #f04cb545
 def _check_Q(Q):
     Q = np.asarray(Q, dtype=np.float64)
     if Q.ndim < 2 or Q.shape[-1] < 1: raise _err('Q', f"expected shape (..., S, A), got {Q.shape}")
@@ -185,7 +185,7 @@ def greedy_stochastic_policy(Q # float (S, A) or (H(+1), S, A) action values
     Q = _check_Q(Q)
     return np.eye(Q.shape[-1])[greedy_policy(Q)]
 
-# %% ../nbs/02_dynamic_programming.ipynb #2679148e
+# %% ../nbs/02_dynamic_programming.ipynb #f7092710
 _GS_SWEEPS = 4
 
 @kernel
@@ -263,7 +263,7 @@ def discounted_value_iteration(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, _NOPI, 1 if minimize else 0, tol, max_iter, 'discounted value iteration')
 
-# %% ../nbs/02_dynamic_programming.ipynb #e842a3dd
+# %% ../nbs/02_dynamic_programming.ipynb #47ebd70d
 def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
                                  nxt,  # int (nnz,) next states
                                  prob, # float (nnz,) transition probabilities
@@ -279,7 +279,7 @@ def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, pi, 2, tol, max_iter, 'discounted policy evaluation')
 
-# %% ../nbs/02_dynamic_programming.ipynb #1d0ab849
+# %% ../nbs/02_dynamic_programming.ipynb #af7fe48d
 @kernel
 def _policy_chain(ptr, nxt, prob, pi):
     "Sparse rows of P_pi (sorted successors, positive probabilities only)."
@@ -355,7 +355,7 @@ def _members(comp, ncomp):
         loc[s] = fill[c] - cstart[c]; members[fill[c]] = s; fill[c] += 1
     return cstart, members, loc
 
-# %% ../nbs/02_dynamic_programming.ipynb #6d9ad08e
+# %% ../nbs/02_dynamic_programming.ipynb #e5bf7e02
 @kernel
 def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, mass, closed):
     "GTH-style band elimination on component `c`: stationary distribution (closed) or expected visits from `mass`."
@@ -524,7 +524,7 @@ def _gain(cptr, cnxt, cprob, r, start, ref, tol, max_iter, mem_cap, work_cap):
         g += weight[c] * gc
     return g, 0
 
-# %% ../nbs/02_dynamic_programming.ipynb #4a0ef980
+# %% ../nbs/02_dynamic_programming.ipynb #cc105b0f
 _BAND_MEM_CAP, _BAND_WORK_CAP = 2**25, 4e9
 
 def _as_policy(pi, S, A):
@@ -565,7 +565,7 @@ def policy_gain(ptr,   # int (S*A+1,) row pointers
     return _policy_gain(ptr, nxt, prob, R, pi, start, is_reference_compatible(reference_compatible),
                         _check_tol(tol), _check_max_iter(max_iter))
 
-# %% ../nbs/02_dynamic_programming.ipynb #417799e0
+# %% ../nbs/02_dynamic_programming.ipynb #abe3592f
 @kernel
 def _inner_l1(p, order, b, out):
     "argmax of q.u over the L1 ball of radius b around p (order: states by increasing u)."
@@ -709,7 +709,7 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
     if not ok: raise RuntimeError(f"extended value iteration did not reach span < {eps:g} in max_iter={max_iter} iterations")
     return Q, u
 
-# %% ../nbs/02_dynamic_programming.ipynb #db83853c
+# %% ../nbs/02_dynamic_programming.ipynb #94abe26e
 DP_MAX_ITERATION = 1_000_000
 
 @kernel

@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['DEFAULT_BENCHMARK', 'make_parser', 'hardness_command', 'benchmarks_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #d4b7a902
+# %% ../nbs/08_cli.ipynb #704f6597
 import sys, time, argparse
+from dataclasses import asdict
 from pathlib import Path
 import pandas as pd
 from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_names, resolve_benchmark,
                                               hardness_table, benchmark_mdp_configs)
 
-# %% ../nbs/08_cli.ipynb #23d3cbf9
+# %% ../nbs/08_cli.ipynb #ffb9c3fa
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
 
 def _seed(text):
@@ -39,7 +40,7 @@ def make_parser()->argparse.ArgumentParser:
     b.set_defaults(func=benchmarks_command)
     return p
 
-# %% ../nbs/08_cli.ipynb #cc33754e
+# %% ../nbs/08_cli.ipynb #4ccb43cd
 def _check_csv(path, force):
     "The CSV path, checked for writing."
     if path is None: return None
@@ -65,15 +66,15 @@ def hardness_command(args)->int:
         print(f"written: {csv}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #ea60fcc4
+# %% ../nbs/08_cli.ipynb #fc170e93
 def benchmarks_command(args)->int:
     "Print the default benchmarks with their MDP counts and experiment configurations."
-    rows = [dict(benchmark=b.short_name, value=b.value, mdps=len(benchmark_mdp_configs(b)), **b.experiment_config._asdict())
+    rows = [dict(benchmark=b.short_name, value=b.value, mdps=len(benchmark_mdp_configs(b)), **asdict(b.experiment_config))
             for b in ColosseumDefaultBenchmark]
     print(pd.DataFrame(rows).drop(columns='emission_map').to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #7944ff93
+# %% ../nbs/08_cli.ipynb #94b66217
 def main(argv:list=None # the arguments (default: `sys.argv[1:]`)
         )->int:
     "Run the `colosseum_nb` command line; returns the exit code."

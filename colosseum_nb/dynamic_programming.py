@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['DP_MAX_ITERATION', 'check_sparse_mdp', 'dense_to_sparse', 'sparse_to_dense', 'random_sparse_mdp',
            'backward_induction', 'episodic_policy_evaluation', 'greedy_policy', 'greedy_stochastic_policy',
-           'discounted_value_iteration', 'discounted_policy_evaluation', 'policy_gain', 'extended_value_iteration',
-           'reference_dvi', 'reference_dpe']
+           'discounted_value_iteration', 'discounted_policy_evaluation', 'policy_gain', 'policy_gains',
+           'extended_value_iteration', 'reference_dvi', 'reference_dpe']
 
-# %% ../nbs/02_dynamic_programming.ipynb #1c501881
+# %% ../nbs/02_dynamic_programming.ipynb #02b9ca84
 import numpy as np
 from .config import kernel, tolerance, is_reference_compatible
 
-# %% ../nbs/02_dynamic_programming.ipynb #b5d373cc
+# %% ../nbs/02_dynamic_programming.ipynb #a136f3b9
 def _err(name, why): return ValueError(f"{name}: {why}")
 
 def _check_sparse(ptr, nxt, prob, R, atol=1e-6, dtype=np.float64, allow_empty=False):
@@ -53,7 +53,7 @@ def check_sparse_mdp(ptr,  # int (S*A+1,) row pointers, row r = s*A + a
     "Validate a sparse MDP and return it as contiguous `(ptr, nxt, prob, R)` (int64, float64)."
     return _check_sparse(ptr, nxt, prob, R, atol)
 
-# %% ../nbs/02_dynamic_programming.ipynb #95305467
+# %% ../nbs/02_dynamic_programming.ipynb #b011e271
 def dense_to_sparse(T, # (S, A, S) transition probabilities
                     R  # (S, A) mean rewards
                    ):
@@ -80,7 +80,7 @@ def sparse_to_dense(ptr,  # int (S*A+1,) row pointers
     T[np.repeat(np.arange(S * A), np.diff(ptr)), nxt] = prob
     return T.reshape(S, A, S)
 
-# %% ../nbs/02_dynamic_programming.ipynb #ce38e657
+# %% ../nbs/02_dynamic_programming.ipynb #57be06da
 def random_sparse_mdp(S:int, # number of states
                       A:int, # number of actions
                       n_successors:int=4, # successors drawn per row (fewer when draws collide)
@@ -96,20 +96,21 @@ def random_sparse_mdp(S:int, # number of states
     prob = w / np.repeat(np.add.reduceat(w, ptr[:-1]), counts)
     return ptr, cand[keep].astype(np.int64), prob, rng.random((S, A))
 
-# %% ../nbs/02_dynamic_programming.ipynb #e93a281e
+# %% ../nbs/02_dynamic_programming.ipynb #551cffa8
 @kernel
 def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
-    "One Bellman application into `Q` and `Vout` (mode 0 max, 1 min, 2 policy `pi`); Gauss-Seidel when `Vin is Vout`."
+    "One Bellman application into `Q` and `Vout` (mode 0 max, 1 min, 2 policy `pi`, 3 policy values only); Gauss-Seidel when `Vin is Vout`."
     S, A = R.shape
     for s in range(S):
         v = 0.0
         for a in range(A):
+            if mode == 3 and pi[s, a] == 0.0: continue
             r = s * A + a
             acc = 0.0
             for k in range(ptr[r], ptr[r + 1]): acc += prob[k] * Vin[nxt[k]]
             q = R[s, a] + gamma * acc
             Q[s, a] = q
-            if mode == 2: v += pi[s, a] * q
+            if mode >= 2: v += pi[s, a] * q
             elif a == 0: v = q
             elif mode == 0:
                 if q > v: v = q
@@ -118,7 +119,7 @@ def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
 
 _NOPI = np.zeros((1, 1))
 
-# %% ../nbs/02_dynamic_programming.ipynb #bf15dd2f
+# %% ../nbs/02_dynamic_programming.ipynb #c64f7a62
 @kernel
 def _backward(ptr, nxt, prob, R, H, mode, pi):
     "Finite-horizon Bellman recursion; `pi` is (H, S, A) in mode 2, a dummy (1, 1, 1) otherwise."
@@ -143,7 +144,7 @@ def backward_induction(ptr,  # int (S*A+1,) row pointers
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
     return _backward(ptr, nxt, prob, R, _check_H(H), 1 if minimize else 0, _NOPI[None])
 
-# %% ../nbs/02_dynamic_programming.ipynb #538a8a31
+# %% ../nbs/02_dynamic_programming.ipynb #652f2ab9
 def _check_policy(pi, shape, name='pi', atol=1e-6, dtype=np.float64):
     "Validate a stochastic policy of the given shape (rows on the last axis)."
     pi = np.ascontiguousarray(pi, dtype=dtype)
@@ -165,7 +166,17 @@ def episodic_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     H = _check_H(H)
     return _backward(ptr, nxt, prob, R, H, 2, _check_policy(pi, (H,) + R.shape))
 
-# %% ../nbs/02_dynamic_programming.ipynb #f04cb545
+@kernel
+def _policy_first_values(ptr, nxt, prob, R, pi):
+    "First-stage values `V_0` (S,) of the policy `pi` (H, S, A): backward induction in mode 3, two value vectors, no `Q` kept."
+    S, A = R.shape
+    V1, V0, Q = np.zeros(S), np.zeros(S), np.zeros((S, A))
+    for h in range(pi.shape[0] - 1, -1, -1):
+        _layer(ptr, nxt, prob, R, 1.0, pi[h], 3, V1, V0, Q)
+        V0, V1 = V1, V0
+    return V1
+
+# %% ../nbs/02_dynamic_programming.ipynb #69afb3e5
 def _check_Q(Q):
     Q = np.asarray(Q, dtype=np.float64)
     if Q.ndim < 2 or Q.shape[-1] < 1: raise _err('Q', f"expected shape (..., S, A), got {Q.shape}")
@@ -185,7 +196,7 @@ def greedy_stochastic_policy(Q # float (S, A) or (H(+1), S, A) action values
     Q = _check_Q(Q)
     return np.eye(Q.shape[-1])[greedy_policy(Q)]
 
-# %% ../nbs/02_dynamic_programming.ipynb #f7092710
+# %% ../nbs/02_dynamic_programming.ipynb #4d6b8228
 _GS_SWEEPS = 4
 
 @kernel
@@ -263,7 +274,7 @@ def discounted_value_iteration(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, _NOPI, 1 if minimize else 0, tol, max_iter, 'discounted value iteration')
 
-# %% ../nbs/02_dynamic_programming.ipynb #47ebd70d
+# %% ../nbs/02_dynamic_programming.ipynb #5d21a3b7
 def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
                                  nxt,  # int (nnz,) next states
                                  prob, # float (nnz,) transition probabilities
@@ -279,7 +290,7 @@ def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, pi, 2, tol, max_iter, 'discounted policy evaluation')
 
-# %% ../nbs/02_dynamic_programming.ipynb #af7fe48d
+# %% ../nbs/02_dynamic_programming.ipynb #d1c317ee
 @kernel
 def _policy_chain(ptr, nxt, prob, pi):
     "Sparse rows of P_pi (sorted successors, positive probabilities only)."
@@ -300,15 +311,19 @@ def _policy_chain(ptr, nxt, prob, pi):
                 if seen[j] != s:
                     seen[j] = s; acc[j] = 0.0; buf[m] = j; m += 1
                 acc[j] += w * prob[k]
-        row = np.sort(buf[:m])
-        for j in row:
-            cnxt[n] = j; cprob[n] = acc[j]; n += 1
+        for i in range(1, m):   # insertion sort: rows are short
+            j, t = buf[i], i - 1
+            while t >= 0 and buf[t] > j:
+                buf[t + 1] = buf[t]; t -= 1
+            buf[t + 1] = j
+        for i in range(m):
+            cnxt[n] = buf[i]; cprob[n] = acc[buf[i]]; n += 1
         cptr[s + 1] = n
     return cptr, cnxt[:n].copy(), cprob[:n].copy()
 
 @kernel
 def _scc(cptr, cnxt):
-    "Iterative Tarjan: component label per state; a component is numbered after every component it reaches."
+    "Iterative Tarjan on a CSR graph: component label per node; a component is numbered after every component it reaches."
     S = len(cptr) - 1
     index, low = np.full(S, -1, np.int64), np.zeros(S, np.int64)
     onstack = np.zeros(S, np.bool_)
@@ -355,23 +370,40 @@ def _members(comp, ncomp):
         loc[s] = fill[c] - cstart[c]; members[fill[c]] = s; fill[c] += 1
     return cstart, members, loc
 
-# %% ../nbs/02_dynamic_programming.ipynb #e5bf7e02
 @kernel
-def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, mass, closed):
-    "GTH-style band elimination on component `c`: stationary distribution (closed) or expected visits from `mass`."
+def _chain_classes(cptr, cnxt):
+    "Components of a chain (`_scc`), their members, whether each is closed, and its band half-width in state order."
+    S = len(cptr) - 1
+    comp, ncomp = _scc(cptr, cnxt)
+    cstart, members, loc = _members(comp, ncomp)
+    closed, band = np.ones(ncomp, np.bool_), np.zeros(ncomp, np.int64)
+    for s in range(S):
+        c = comp[s]
+        for k in range(cptr[s], cptr[s + 1]):
+            j = cnxt[k]
+            if comp[j] != c: closed[c] = False
+            elif abs(loc[j] - loc[s]) > band[c]: band[c] = abs(loc[j] - loc[s])
+    return comp, ncomp, cstart, members, loc, closed, band
+
+# %% ../nbs/02_dynamic_programming.ipynb #0bf6a16f
+@kernel
+def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, g, closed):
+    "GTH-style band elimination on component `c`: stationary distribution (closed) or gains from the gains `g` outside it."
     o = cstart[c]; n = cstart[c + 1] - o; w = 2 * b + 1
-    B, ex, mm, piv = np.zeros((n, w)), np.zeros(n), np.zeros(n), np.zeros(n)
+    B, ex, vv, piv = np.zeros((n, w)), np.zeros(n), np.zeros(n), np.zeros(n)
     for li in range(n):
         s = members[o + li]
-        if not closed: mm[li] = mass[s]
         for k in range(cptr[s], cptr[s + 1]):
             j = cnxt[k]
             if comp[j] == c: B[li, loc[j] - li + b] += cprob[k]
-            else: ex[li] += cprob[k]
+            else:
+                ex[li] += cprob[k]
+                if not closed: vv[li] += cprob[k] * g[j]
     for k in range(n - 1, -1, -1):
-        lo = max(0, k - b)
+        lo = max(0, k - b); m = k - lo
+        Bk = B[k, b - m:b]                        # P[k, lo:k]
         p = ex[k]
-        for j in range(lo, k): p += B[k, j - k + b]
+        for t in range(m): p += Bk[t]
         piv[k] = p
         if k == 0: break
         if p <= 0: return np.zeros(0), False
@@ -380,28 +412,35 @@ def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, mass, close
             if f == 0.0: continue
             f /= p
             B[i, k - i + b] = f
-            for j in range(lo, k): B[i, j - i + b] += f * B[k, j - k + b]
+            Bi = B[i, lo - i + b:k - i + b]       # P[i, lo:k]: slices with non-negative loop indices vectorise
+            for t in range(m): Bi[t] += f * Bk[t]
             ex[i] += f * ex[k]
-        if not closed and mm[k] != 0.0:
-            fm = mm[k] / p
-            for j in range(lo, k): mm[j] += fm * B[k, j - k + b]
+            vv[i] += f * vv[k]
     x = np.zeros(n)
-    if closed: x[0] = 1.0
+    if closed:
+        x[0] = 1.0
+        for k in range(1, n):
+            acc = 0.0
+            for i in range(max(0, k - b), k): acc += x[i] * B[i, k - i + b]
+            x[k] = acc
+        x /= x.sum()
     else:
         if piv[0] <= 0: return np.zeros(0), False
-        x[0] = mm[0] / piv[0]
-    for k in range(1, n):
-        acc = 0.0 if closed else mm[k] / piv[k]
-        for i in range(max(0, k - b), k): acc += x[i] * B[i, k - i + b]
-        x[k] = acc
-    if closed: x /= x.sum()
+        for k in range(n):
+            lo = max(0, k - b); m = k - lo
+            Bk, xk = B[k, b - m:b], x[lo:k]
+            acc = vv[k]
+            for t in range(m): acc += Bk[t] * xk[t]
+            x[k] = acc / piv[k]
     return x, True
 
 @kernel
-def _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter):
-    "Gain of a closed class by value iteration on the lazy chain, with the rigorous min/max bracket."
+def _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter, warm):
+    "Gain of a closed class by value iteration on the lazy chain from the relative values `warm` (updated), with the rigorous bracket."
     o = cstart[c]; n = cstart[c + 1] - o
-    w, w2 = np.zeros(n), np.zeros(n)
+    w, w2 = np.empty(n), np.zeros(n)
+    for li in range(n): w[li] = warm[members[o + li]]
+    lo, hi = -np.inf, np.inf
     for _ in range(max_iter):
         lo, hi = np.inf, -np.inf
         for li in range(n):
@@ -413,37 +452,49 @@ def _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_it
             d = v - w[li]
             if d < lo: lo = d
             if d > hi: hi = d
-        if hi - lo < tol: return (lo + hi) / 2, True
+        if hi - lo < tol: break
         for li in range(n): w[li] = w2[li] - w2[0]
-    return np.nan, False
+    for li in range(n): warm[members[o + li]] = w[li]
+    return (lo + hi) / 2, hi - lo < tol
 
 @kernel
-def _iter_transient_visits(cptr, cnxt, cprob, comp, c, cstart, members, loc, mass, max_iter):
-    "Expected visits of a transient component from `mass`, by propagating the mass until 1e-15 of it remains."
+def _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, tol, max_iter):
+    "Gains of a transient component by Gauss-Seidel from the smallest and the largest exit gain (monotone bounds), until within `tol`."
     o = cstart[c]; n = cstart[c + 1] - o
-    w, w2, v = np.zeros(n), np.zeros(n), np.zeros(n)
-    for li in range(n): w[li] = mass[members[o + li]]
-    total = w.sum()
+    vv, den = np.zeros(n), np.zeros(n)
+    glo, ghi = np.inf, -np.inf
+    for li in range(n):
+        s = members[o + li]
+        for k in range(cptr[s], cptr[s + 1]):
+            j = cnxt[k]
+            if comp[j] != c:
+                vv[li] += cprob[k] * g[j]; den[li] += cprob[k]
+                glo = min(glo, g[j]); ghi = max(ghi, g[j])
+            elif j != s: den[li] += cprob[k]   # 1 - P_ii as a sum of non-negative terms
+    xl, xh = np.full(n, glo), np.full(n, ghi)
+    ok = False
     for _ in range(max_iter):
-        w2[:] = 0.0
+        gap = 0.0
         for li in range(n):
-            v[li] += w[li]
             s = members[o + li]
+            al, ah = vv[li], vv[li]
             for k in range(cptr[s], cptr[s + 1]):
                 j = cnxt[k]
-                if comp[j] == c: w2[loc[j]] += w[li] * cprob[k]
-        w, w2 = w2, w
-        if w.sum() <= 1e-15 * total:
-            v += w
-            return v, True
-    return v, False
+                if comp[j] == c and j != s:
+                    al += cprob[k] * xl[loc[j]]; ah += cprob[k] * xh[loc[j]]
+            xl[li] = al / den[li]; xh[li] = ah / den[li]
+            if xh[li] - xl[li] > gap: gap = xh[li] - xl[li]
+        if gap < tol:
+            ok = True
+            break
+    return (xl + xh) / 2, ok
 
 @kernel
 def _band_ok(n, b, mem_cap, work_cap): return n * (2 * b + 1) <= mem_cap and float(n) * b * b <= work_cap
 
 @kernel
-def _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, max_iter, mem_cap, work_cap):
-    "Gain of the closed class `c`: reward of a singleton, exact band GTH, or the lazy-chain bracket."
+def _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, max_iter, mem_cap, work_cap, warm):
+    "Gain of the closed class `c`: reward of a singleton, exact band GTH, or the lazy-chain bracket (warm-started)."
     o = cstart[c]; n = cstart[c + 1] - o
     if n == 1: return r[members[o]], True
     if _band_ok(n, band[c], mem_cap, work_cap):
@@ -451,80 +502,97 @@ def _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, 
         g = 0.0
         for li in range(n): g += d[li] * r[members[o + li]]
         return g, ok
-    return _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter)
+    return _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter, warm)
+
+@kernel
+def _state_gains(cptr, cnxt, cprob, r, need, warm, tol, max_iter, mem_cap, work_cap):
+    "Gain of the chain from every state that the states `need` can reach (NaN elsewhere); status 0 ok, 1 / 2 iteration limit (closed / transient)."
+    S = len(r)
+    comp, ncomp, cstart, members, loc, closed, band = _chain_classes(cptr, cnxt)
+    want = np.zeros(ncomp, np.bool_)
+    for s in range(S):
+        if need[s]: want[comp[s]] = True
+    for c in range(ncomp - 1, -1, -1):   # sources first: the components a wanted one reaches are wanted
+        if not want[c]: continue
+        for i in range(cstart[c], cstart[c + 1]):
+            s = members[i]
+            for k in range(cptr[s], cptr[s + 1]): want[comp[cnxt[k]]] = True
+    g, status = np.full(S, np.nan), 0
+    for c in range(ncomp):               # sinks first: the successors of a component are solved before it
+        if not want[c]: continue
+        o, e = cstart[c], cstart[c + 1]
+        if closed[c]:
+            rho, ok = _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, max_iter, mem_cap, work_cap, warm)
+            if not ok: status = 1
+            for i in range(o, e): g[members[i]] = rho
+        elif e - o == 1:
+            s = members[o]
+            v, out = 0.0, 0.0
+            for k in range(cptr[s], cptr[s + 1]):
+                if cnxt[k] != s: v += cprob[k] * g[cnxt[k]]; out += cprob[k]
+            g[s] = v / out
+        else:
+            if _band_ok(e - o, band[c], mem_cap, work_cap):
+                x, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], g, False)
+            else: ok = False
+            if not ok:   # too wide for the band (or a failed pivot): the monotone iteration
+                x, ok = _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, tol, max_iter)
+                if not ok and status == 0: status = 2
+            for li in range(e - o): g[members[o + li]] = x[li]
+    return g, status
 
 @kernel
 def _gain(cptr, cnxt, cprob, r, start, ref, tol, max_iter, mem_cap, work_cap):
     "Long-run average reward of the chain from `start`; status 0 ok, 1 / 2 iteration limit (closed / transient)."
     S = len(r)
-    comp, ncomp = _scc(cptr, cnxt)
-    cstart, members, loc = _members(comp, ncomp)
-    closed, band = np.ones(ncomp, np.bool_), np.zeros(ncomp, np.int64)
-    for s in range(S):
-        c = comp[s]
-        for k in range(cptr[s], cptr[s + 1]):
-            j = cnxt[k]
-            if comp[j] != c: closed[c] = False
-            elif abs(loc[j] - loc[s]) > band[c]: band[c] = abs(loc[j] - loc[s])
+    if not ref:
+        g, status = _state_gains(cptr, cnxt, cprob, r, start > 0, np.zeros(S), tol, max_iter, mem_cap, work_cap)
+        if status != 0: return np.nan, status
+        total = 0.0
+        for s in range(S):
+            if start[s] > 0: total += start[s] * g[s]
+        return total, 0
+    comp, ncomp, cstart, members, loc, closed, band = _chain_classes(cptr, cnxt)
     weight = np.zeros(ncomp)
-    if ref:
-        if closed.sum() == 1:
-            for c in range(ncomp):
-                if closed[c]: weight[c] = 1.0
-        else:
-            first = np.empty(ncomp, np.int64)    # successors carry smaller numbers: increasing order works
-            for c in range(ncomp):
-                if closed[c]:
-                    first[c] = c
-                    continue
-                best = -1
-                for i in range(cstart[c], cstart[c + 1]):
-                    s = members[i]
-                    for k in range(cptr[s], cptr[s + 1]):
-                        d = comp[cnxt[k]]
-                        if d != c:
-                            f = first[d]
-                            if best < 0 or members[cstart[f]] < members[cstart[best]]: best = f
-                first[c] = best
-            for s in range(S):
-                if start[s] > 0: weight[first[comp[s]]] += start[s]
+    if closed.sum() == 1:
+        for c in range(ncomp):
+            if closed[c]: weight[c] = 1.0
     else:
-        mass = start.copy()
-        for c in range(ncomp - 1, -1, -1):   # topological order
-            o, e = cstart[c], cstart[c + 1]
-            tot = 0.0
-            for i in range(o, e): tot += mass[members[i]]
+        first = np.empty(ncomp, np.int64)    # successors carry smaller numbers: increasing order works
+        for c in range(ncomp):
             if closed[c]:
-                weight[c] = tot
+                first[c] = c
                 continue
-            if tot == 0.0: continue
-            if e - o == 1:
-                s = members[o]
-                out = 0.0
+            best = -1
+            for i in range(cstart[c], cstart[c + 1]):
+                s = members[i]
                 for k in range(cptr[s], cptr[s + 1]):
-                    if cnxt[k] != s: out += cprob[k]
-                x1 = mass[s] / out
-                for k in range(cptr[s], cptr[s + 1]):
-                    if cnxt[k] != s: mass[cnxt[k]] += x1 * cprob[k]
-                continue
-            if _band_ok(e - o, band[c], mem_cap, work_cap):
-                x, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], mass, False)
-            else: x, ok = _iter_transient_visits(cptr, cnxt, cprob, comp, c, cstart, members, loc, mass, max_iter)
-            if not ok: return np.nan, 2
-            for li in range(e - o):
-                s = members[o + li]
-                for k in range(cptr[s], cptr[s + 1]):
-                    j = cnxt[k]
-                    if comp[j] != c: mass[j] += x[li] * cprob[k]
-    g = 0.0
+                    d = comp[cnxt[k]]
+                    if d != c:
+                        f = first[d]
+                        if best < 0 or members[cstart[f]] < members[cstart[best]]: best = f
+            first[c] = best
+        for s in range(S):
+            if start[s] > 0: weight[first[comp[s]]] += start[s]
+    g, warm = 0.0, np.zeros(S)
     for c in range(ncomp):
         if weight[c] == 0.0: continue
-        gc, ok = _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, max_iter, mem_cap, work_cap)
+        gc, ok = _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, max_iter, mem_cap, work_cap, warm)
         if not ok: return np.nan, 1
         g += weight[c] * gc
     return g, 0
 
-# %% ../nbs/02_dynamic_programming.ipynb #cc105b0f
+@kernel
+def _policy_state_gains(ptr, nxt, prob, R, pi, warm, tol, max_iter, mem_cap, work_cap):
+    "Gain of the stationary policy `pi` from every state, and the status of `_state_gains` (`warm`: relative values, updated)."
+    S, A = R.shape
+    cptr, cnxt, cprob = _policy_chain(ptr, nxt, prob, pi)
+    r = np.zeros(S)
+    for s in range(S):
+        for a in range(A): r[s] += pi[s, a] * R[s, a]
+    return _state_gains(cptr, cnxt, cprob, r, np.ones(S, np.bool_), warm, tol, max_iter, mem_cap, work_cap)
+
+# %% ../nbs/02_dynamic_programming.ipynb #3824316c
 _BAND_MEM_CAP, _BAND_WORK_CAP = 2**25, 4e9
 
 def _as_policy(pi, S, A):
@@ -541,11 +609,14 @@ def _check_start(start, S):
     if not (np.all(np.isfinite(start)) and np.all(start >= 0)) or abs(start.sum() - 1) > 1e-6: raise _err('start', "must be a probability distribution over the states")
     return start
 
+def _gain_status(status, tol, max_iter, what):
+    if status == 1: raise RuntimeError(f"{what}: the gain of a large closed class did not reach tol={tol:g} in max_iter={max_iter} iterations")
+    if status == 2: raise RuntimeError(f"{what}: the gains of a large transient class did not reach tol={tol:g} in max_iter={max_iter} iterations")
+
 def _policy_gain(ptr, nxt, prob, R, pi, start, ref, tol, max_iter, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP):
     cptr, cnxt, cprob = _policy_chain(ptr, nxt, prob, pi)
     g, status = _gain(cptr, cnxt, cprob, (pi * R).sum(1), start, ref, tol, max_iter, mem_cap, work_cap)
-    if status == 1: raise RuntimeError(f"policy_gain: the gain of a large closed class did not reach tol={tol:g} in max_iter={max_iter} iterations")
-    if status == 2: raise RuntimeError(f"policy_gain: the absorption of a large transient class did not converge in max_iter={max_iter} iterations")
+    _gain_status(status, tol, max_iter, 'policy_gain')
     return float(g)
 
 def policy_gain(ptr,   # int (S*A+1,) row pointers
@@ -555,7 +626,7 @@ def policy_gain(ptr,   # int (S*A+1,) row pointers
                 pi,    # float (S, A) stationary policy, or int (S,) actions
                 start, # float (S,) starting distribution
                 reference_compatible:bool=None, # Colosseum's rule (first reachable closed class); `None`: the package setting
-                tol:float=None, # bracket width for closed classes too wide for exact elimination (default `config.tolerance()`)
+                tol:float=None, # width of the bounds of the iterations used for classes too wide for exact elimination (default `config.tolerance()`)
                 max_iter:int=10**6 # iteration limit of those fallback iterations
                )->float:
     "Long-run average reward of the stationary policy `pi` started from `start`."
@@ -565,7 +636,24 @@ def policy_gain(ptr,   # int (S*A+1,) row pointers
     return _policy_gain(ptr, nxt, prob, R, pi, start, is_reference_compatible(reference_compatible),
                         _check_tol(tol), _check_max_iter(max_iter))
 
-# %% ../nbs/02_dynamic_programming.ipynb #abe3592f
+def _policy_gains(ptr, nxt, prob, R, pi, tol, max_iter, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP):
+    g, status = _policy_state_gains(ptr, nxt, prob, R, pi, np.zeros(R.shape[0]), tol, max_iter, mem_cap, work_cap)
+    _gain_status(status, tol, max_iter, 'policy_gains')
+    return g
+
+def policy_gains(ptr,   # int (S*A+1,) row pointers
+                 nxt,   # int (nnz,) next states
+                 prob,  # float (nnz,) transition probabilities
+                 R,     # float (S, A) mean rewards
+                 pi,    # float (S, A) stationary policy, or int (S,) actions
+                 tol:float=None, # width of the bounds of the iterations used for classes too wide for exact elimination (default `config.tolerance()`)
+                 max_iter:int=10**6 # iteration limit of those fallback iterations
+                )->np.ndarray:
+    "Long-run average reward of the stationary policy `pi` from every state, (S,)."
+    ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
+    return _policy_gains(ptr, nxt, prob, R, _as_policy(pi, *R.shape), _check_tol(tol), _check_max_iter(max_iter))
+
+# %% ../nbs/02_dynamic_programming.ipynb #c87d1c4d
 @kernel
 def _inner_l1(p, order, b, out):
     "argmax of q.u over the L1 ball of radius b around p (order: states by increasing u)."
@@ -709,23 +797,26 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
     if not ok: raise RuntimeError(f"extended value iteration did not reach span < {eps:g} in max_iter={max_iter} iterations")
     return Q, u
 
-# %% ../nbs/02_dynamic_programming.ipynb #94abe26e
+# %% ../nbs/02_dynamic_programming.ipynb #3721382a
 DP_MAX_ITERATION = 1_000_000
 
 @kernel
-def _reference_dp(ptr, nxt, prob, R, gamma, eps, jacobi, pi, mode, check_abs, max_abs, max_iter):
-    "Colosseum's dvi (mode 0) / dpe (mode 2) in float32; status: sweeps, -1 aborted, 0 not converged."
+def _reference_dp(ptr, nxt, prob, R, gamma, eps, jacobi, pi, mode, check_abs, max_abs, max_iter, target=-1):
+    "Colosseum's dvi (mode 0) / dpe (mode 2) in float32, the row of `target` (if >= 0) read as absorbing; status: sweeps, -1 aborted, 0 not converged."
     S, A = R.shape
     V, Vold, Q = np.zeros(S, np.float32), np.zeros(S, np.float32), np.zeros((S, A), np.float32)
+    one = gamma == 1.0   # R + 1 * dot: the float32 sum is the correctly rounded one, as the double one rounded to float32
     for it in range(max_iter):
         Vold[:] = V
         src = Vold if jacobi else V
         for s in range(S):
             for a in range(A):
-                r = s * A + a
-                dot = np.float32(0.0)
-                for k in range(ptr[r], ptr[r + 1]): dot += prob[k] * src[nxt[k]]
-                Q[s, a] = R[s, a] + gamma * dot
+                if s == target: dot = src[s]
+                else:
+                    r = s * A + a
+                    dot = np.float32(0.0)
+                    for k in range(ptr[r], ptr[r + 1]): dot += prob[k] * src[nxt[k]]
+                Q[s, a] = R[s, a] + dot if one else R[s, a] + gamma * dot
             if mode == 2:
                 v = np.float32(0.0)
                 for a in range(A): v += pi[s, a] * Q[s, a]

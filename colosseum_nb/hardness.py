@@ -8,7 +8,7 @@ __all__ = ['strongly_connected_components', 'MDPCommunicationClass', 'communicat
            'episodic_diameter', 'reference_episodic_diameter', 'environmental_value_norm', 'HardnessCache', 'diameter',
            'value_norm', 'suboptimal_gaps', 'measures_of_hardness']
 
-# %% ../nbs/04_hardness.ipynb #7a31d01d
+# %% ../nbs/04_hardness.ipynb #37a95635
 import os, json, hashlib, tempfile, warnings
 from enum import IntEnum
 from pathlib import Path
@@ -16,9 +16,10 @@ import numpy as np
 from fastcore.basics import patch
 from .config import kernel, tolerance, is_reference_compatible, get_cache_folder
 from .mdp.base import BaseMDP, EpisodicMDP
-from .dynamic_programming import check_sparse_mdp, backward_induction, reference_dvi, discounted_value_iteration, DP_MAX_ITERATION
+import colosseum_nb.mdp.values  # patches the optimal values onto `BaseMDP`
+from .dynamic_programming import check_sparse_mdp, reference_dvi, DP_MAX_ITERATION, _scc, _reference_dp
 
-# %% ../nbs/04_hardness.ipynb #fd1711ae
+# %% ../nbs/04_hardness.ipynb #d56ddac9
 def _checked(ptr, nxt, prob, S, A, dtype=np.float64):
     "Validated contiguous `(ptr, nxt, prob)` of an MDP with `S` states and `A` actions."
     for n, v in (('S', S), ('A', A)):
@@ -31,7 +32,7 @@ def _arrays(mdp, float32=False):
     sp = mdp.sparse
     return sp.ptr, sp.nxt, (mdp.prob32 if float32 else sp.prob)
 
-# %% ../nbs/04_hardness.ipynb #8f319fb8
+# %% ../nbs/04_hardness.ipynb #13f5cb37
 @kernel
 def _state_graph(ptr, nxt, prob, S, A, every):
     "CSR adjacency `i -> j` (`i != j`) when some action (every action if `every`) reaches `j` from `i`."
@@ -48,35 +49,7 @@ def _state_graph(ptr, nxt, prob, S, A, every):
         deg[i + 1] = m
     return deg, adj[:m].copy()
 
-# %% ../nbs/04_hardness.ipynb #c9d2663c
-@kernel
-def _scc(gptr, gadj, n):
-    "Tarjan's strongly connected components (iterative): a label per node, and the number of components."
-    index = np.full(n, -1, np.int64); low = np.zeros(n, np.int64); onstk = np.zeros(n, np.bool_)
-    comp = np.full(n, -1, np.int64); stk = np.empty(n, np.int64); calls = np.empty(n, np.int64); pos = np.empty(n, np.int64)
-    sp = 0; nid = 0; nc = 0
-    for root in range(n):
-        if index[root] >= 0: continue
-        cs = 0; calls[0] = root; pos[root] = gptr[root]; index[root] = nid; low[root] = nid; nid += 1
-        stk[sp] = root; sp += 1; onstk[root] = True
-        while cs >= 0:
-            v = calls[cs]
-            if pos[v] < gptr[v + 1]:
-                w = gadj[pos[v]]; pos[v] += 1
-                if index[w] < 0:
-                    index[w] = nid; low[w] = nid; nid += 1; stk[sp] = w; sp += 1; onstk[w] = True
-                    pos[w] = gptr[w]; cs += 1; calls[cs] = w
-                elif onstk[w] and index[w] < low[v]: low[v] = index[w]
-            else:
-                if low[v] == index[v]:
-                    while True:
-                        sp -= 1; w = stk[sp]; onstk[w] = False; comp[w] = nc
-                        if w == v: break
-                    nc += 1
-                cs -= 1
-                if cs >= 0 and low[v] < low[calls[cs]]: low[calls[cs]] = low[v]
-    return comp, nc
-
+# %% ../nbs/04_hardness.ipynb #aacda66f
 def strongly_connected_components(gptr, # int (n+1,) CSR row pointers of a directed graph
                                   gadj  # int (m,) successor lists
                                  ):
@@ -86,9 +59,9 @@ def strongly_connected_components(gptr, # int (n+1,) CSR row pointers of a direc
         raise ValueError("gptr: must start at 0, be non-decreasing and end at len(gadj)")
     n = len(gptr) - 1
     if len(gadj) and (gadj.min() < 0 or gadj.max() >= n): raise ValueError(f"gadj: nodes must lie in 0..{n - 1}")
-    return _scc(gptr, gadj, n)
+    return _scc(gptr, gadj)
 
-# %% ../nbs/04_hardness.ipynb #c58f460c
+# %% ../nbs/04_hardness.ipynb #71edead4
 class MDPCommunicationClass(IntEnum):
     "Colosseum's communication classes."
     ERGODIC = 0; COMMUNICATING = 1; WEAKLY_COMMUNICATING = 2
@@ -112,21 +85,21 @@ def _merge_round(ptr, nxt, prob, S, A, comp, nc):
     for i in range(m): gptr[src[i] + 1] += 1
     gptr = np.cumsum(gptr)
     gadj = dst[:m][np.argsort(src[:m], kind='mergesort')]
-    c2, n2 = _scc(gptr, gadj, nc)
+    c2, n2 = _scc(gptr, gadj)
     return c2[comp], n2
 
 @kernel
 def _communication(ptr, nxt, prob, S, A):
     "0 ergodic, 1 communicating, 2 weakly communicating, or minus the number of closed classes when there are several."
     g, adj = _state_graph(ptr, nxt, prob, S, A, True)
-    comp, nc = _scc(g, adj, S)
+    comp, nc = _scc(g, adj)
     while nc > 1:
         comp2, n2 = _merge_round(ptr, nxt, prob, S, A, comp, nc)
         if n2 == nc: break
         comp, nc = comp2, n2
     if nc == 1: return 0
     g, adj = _state_graph(ptr, nxt, prob, S, A, False)
-    comp, nc = _scc(g, adj, S)
+    comp, nc = _scc(g, adj)
     if nc == 1: return 1
     leaves = np.zeros(nc, np.bool_)
     for i in range(S):
@@ -154,17 +127,9 @@ def communication_class(mdp:BaseMDP # any MDP of the package
 @patch(as_prop=True)
 def communication_class(self:BaseMDP)->MDPCommunicationClass:
     "Colosseum's communication class (ERGODIC, COMMUNICATING or WEAKLY_COMMUNICATING)."
-    return self._hardness_memo(('communication_class',), lambda: communication_class(self))
+    return self._computed_once(('communication_class',), lambda: communication_class(self))  # kept on the instance (`colosseum_nb.mdp.values`)
 
-# %% ../nbs/04_hardness.ipynb #d478ed26
-@patch
-def _hardness_memo(self:BaseMDP, key, f):
-    "Compute `f()` once per MDP and `key`."
-    store = self.__dict__.setdefault('_hardness_store', {})
-    if key not in store: store[key] = f()
-    return store[key]
-
-# %% ../nbs/04_hardness.ipynb #49edcb08
+# %% ../nbs/04_hardness.ipynb #0439ce72
 @kernel
 def _predecessors(ptr, nxt, prob, S, A):
     "Reverse support graph (CSR): the states from which some action reaches each state."
@@ -252,30 +217,7 @@ def continuous_diameter(ptr, # int (S*A+1,) row pointers
     if sweeps < 0: raise RuntimeError(f"hitting times did not converge within {max_sweeps} sweeps")
     return float(D)
 
-# %% ../nbs/04_hardness.ipynb #edfc61ee
-@kernel
-def _ref_target_dvi(ptr, nxt, p32, R32, S, A, eps, jacobi, target, max_iter):
-    "Colosseum's float32 value iteration with gamma = 1 and the row of `target` read as absorbing; (Q, V, sweeps or 0)."
-    V = np.zeros(S, np.float32); Vold = np.zeros(S, np.float32); Q = np.zeros((S, A), np.float32)
-    for it in range(max_iter):
-        Vold[:] = V
-        src = Vold if jacobi else V
-        for s in range(S):
-            v = -np.inf
-            for a in range(A):
-                if s == target: dot = src[s]
-                else:
-                    dot = np.float32(0.0)
-                    for k in range(ptr[s * A + a], ptr[s * A + a + 1]): dot += p32[k] * src[nxt[k]]
-                q = np.float32(R32[s, a] + dot)
-                Q[s, a] = q
-                if q > v: v = q
-            V[s] = v
-        diff = np.float32(0.0)
-        for s in range(S): diff = max(diff, abs(Vold[s] - V[s]))
-        if diff < eps: return Q, V, it + 1
-    return Q, V, 0
-
+# %% ../nbs/04_hardness.ipynb #0a6bb625
 @kernel
 def _ref_hitting_jacobi(ptr, nxt, p32, S, A, max_iter):
     "Colosseum's path for more than 1000 states: float32 Jacobi on the hitting times per target, with its early stop."
@@ -300,6 +242,8 @@ def _ref_hitting_jacobi(ptr, nxt, p32, S, A, max_iter):
         M = max(M, top)
     return M
 
+_NOPI32 = np.zeros((1, 1), np.float32)
+
 def _uses_jacobi(n, A, nnz):
     "Colosseum's choice of the sparse (Jacobi) routine: more than 270,000 entries, fewer than 20 % non-zero."
     return n * A * n > 270_000 and nnz / (n * A * n) < 0.2
@@ -313,7 +257,7 @@ def reference_continuous_diameter(ptr, # int (S*A+1,) row pointers
                                  )->float:
     "Colosseum's continuous diameter (float32 value iteration per target, stopped at `eps`)."
     ptr, nxt, p32 = _checked(ptr, nxt, prob32, S, A, np.float32)
-    if _scc(*_state_graph(ptr, nxt, p32, S, A, False), S)[1] > 1: return np.inf  # some state cannot reach another
+    if _scc(*_state_graph(ptr, nxt, p32, S, A, False))[1] > 1: return np.inf  # some state cannot reach another
     if S > 1000:
         D = _ref_hitting_jacobi(ptr, nxt, p32, S, A, DP_MAX_ITERATION)
         if np.isnan(D): raise RuntimeError(f"no convergence in {DP_MAX_ITERATION} sweeps")
@@ -322,13 +266,13 @@ def reference_continuous_diameter(ptr, # int (S*A+1,) row pointers
     for e in range(S):
         R[e] = 0
         nnz = ptr[-1] - (ptr[(e + 1) * A] - ptr[e * A]) + A
-        Q, V, it = _ref_target_dvi(ptr, nxt, p32, R, S, A, np.float32(eps), _uses_jacobi(S, A, nnz), e, DP_MAX_ITERATION)
+        Q, V, it = _reference_dp(ptr, nxt, p32, R, 1.0, np.float32(eps), _uses_jacobi(S, A, nnz), _NOPI32, 0, False, 0.0, DP_MAX_ITERATION, e)
         if it == 0: raise RuntimeError(f"no convergence for target {e} in {DP_MAX_ITERATION} sweeps")
         R[e] = -1
         D = max(D, -float(V.min()))
     return D
 
-# %% ../nbs/04_hardness.ipynb #f1b66885
+# %% ../nbs/04_hardness.ipynb #ba8678ed
 @kernel
 def _episodic_graph(gptr, gsucc, starts, S, H):
     "Nodes (h, s) of the episodic graph in Colosseum's insertion order, and the node index of every (h, s) (-1 if unreachable)."
@@ -365,9 +309,9 @@ def episodic_graph(mdp:EpisodicMDP # an episodic MDP
                   ):
     "Nodes of Colosseum's episodic graph in its order: arrays `h` and `s` (the reachable in-episode pairs)."
     if not mdp.is_episodic(): raise ValueError(f"{mdp!r} is not episodic")
-    return mdp._hardness_memo(('episodic_graph',), lambda: _episodic_graph(*_graph_csr(mdp), mdp.starting_states.astype(np.int64), mdp.n_states, mdp.H)[:2])
+    return mdp._computed_once(('episodic_graph',), lambda: _episodic_graph(*_graph_csr(mdp), mdp.starting_states.astype(np.int64), mdp.n_states, mdp.H)[:2])
 
-# %% ../nbs/04_hardness.ipynb #87490211
+# %% ../nbs/04_hardness.ipynb #989f44c3
 @kernel
 def _continuous_form(ptr, nxt, prob, R, S, A, H, nh, ns, idx, starts, sprobs, reference_reset):
     "CSR rows (node*A + a) and rewards of the time-augmented continuous form over the episodic-graph nodes."
@@ -402,7 +346,7 @@ def continuous_form(mdp:EpisodicMDP, # an episodic MDP
     sprobs = mdp.starting_probs.astype(np.float32 if float32 else np.float64)
     return _continuous_form(*_arrays(mdp, float32), mdp.sparse.R, S, A, H, nh, ns, idx, mdp.starting_states.astype(np.int64), sprobs, reference_reset)
 
-# %% ../nbs/04_hardness.ipynb #c7aa163b
+# %% ../nbs/04_hardness.ipynb #4f3abcd1
 @kernel
 def _layer_lists(ptr, nxt, prob, S, A, H, starts):
     "States with non-zero rows in the layers 0..H-2 of T_epi, as CSR (`lptr` (H,), `lst`)."
@@ -538,7 +482,7 @@ def episodic_diameter(ptr, # int (S*A+1,) row pointers
     if np.isnan(D): raise RuntimeError("the episodic hitting times have no finite fixed point")
     return float(D)
 
-# %% ../nbs/04_hardness.ipynb #f28d9dbb
+# %% ../nbs/04_hardness.ipynb #99f75b30
 @kernel
 def _reference_episodic_diameter(ptr, nxt, p32, S, A, H, lptr, lst, mu32, max_iter):
     "Colosseum's float32 episodic-diameter iteration, targets from S-1 down to 0, with its early stop."
@@ -599,7 +543,7 @@ def reference_episodic_diameter(ptr, # int (S*A+1,) row pointers
     if np.isnan(D): raise RuntimeError(f"no convergence in {DP_MAX_ITERATION} iterations")
     return float(D)
 
-# %% ../nbs/04_hardness.ipynb #088baccb
+# %% ../nbs/04_hardness.ipynb #b8a63bc5
 def _mode_key(compat): return 'reference' if compat else f'exact-tol{tolerance():g}'
 
 def _compute_diameter(mdp, compat):
@@ -609,12 +553,7 @@ def _compute_diameter(mdp, compat):
         return f(*_arrays(mdp, compat), S, A, mdp.H, mdp.mu, mdp.starting_states)
     return (reference_continuous_diameter if compat else continuous_diameter)(*_arrays(mdp, compat), S, A)
 
-# %% ../nbs/04_hardness.ipynb #14fb91e4
-def _discounted_optimum(ptr, nxt, prob, R, gamma=0.99):
-    "Optimal discounted (Q, V) within `tolerance()`."
-    return discounted_value_iteration(ptr, nxt, prob, np.ascontiguousarray(R, np.float64), gamma)
-
-# %% ../nbs/04_hardness.ipynb #d190328c
+# %% ../nbs/04_hardness.ipynb #6e81c5c8
 @kernel
 def _value_norm(ptr, nxt, prob, V, A, reference_centring):
     "max over rows (i, a) of sqrt(sum_j T[i,a,j] (V[j] - c)^2), c = Ev[i,a] (defined) or Ev[j,a] (Colosseum)."
@@ -647,7 +586,7 @@ def environmental_value_norm(ptr, # int (N*A+1,) row pointers
     ptr, nxt, prob = _checked(ptr, nxt, prob, len(V), A, V.dtype if V.dtype == np.float32 else np.float64)
     return float(_value_norm(ptr, nxt, prob, V.astype(prob.dtype), A, reference_centring))
 
-# %% ../nbs/04_hardness.ipynb #ba2c4b08
+# %% ../nbs/04_hardness.ipynb #e5969005
 @kernel
 def _reset_form_values(cptr, cnxt, cprob, CR, nh, A, H, gamma):
     "Exact optimal discounted values of the continuous form with the correct reset (one backward pass over the layers)."
@@ -673,29 +612,25 @@ def _optimal_reset_form_values(mdp, gamma=0.99):
     h, _ = episodic_graph(mdp)
     return _reset_form_values(ptr, nxt, prob, R, h, mdp.n_actions, mdp.H, gamma), (ptr, nxt, prob, R)
 
-# %% ../nbs/04_hardness.ipynb #c14ccd8e
+# %% ../nbs/04_hardness.ipynb #b0e454d7
 def _compute_value_norm(mdp, compat):
     if compat and mdp.transitions_all_det and mdp.rewards_all_det: return 0.0
-    if not compat and mdp.is_episodic(): V, (ptr, nxt, prob, R) = _optimal_reset_form_values(mdp)
-    else:
-        if mdp.is_episodic(): ptr, nxt, prob, R = continuous_form(mdp, reference_reset=compat, float32=compat)
-        else: (ptr, nxt, prob), R = _arrays(mdp, compat), mdp.sparse.R
-        if compat: _, V = reference_dvi((ptr, nxt, prob), R.astype(np.float32))
-        else: _, V = _discounted_optimum(ptr, nxt, prob, R)
+    if not mdp.is_episodic(): (ptr, nxt, prob), V = _arrays(mdp, compat), mdp.get_optimal_value_functions(compat)[1]
+    elif compat:
+        ptr, nxt, prob, R = continuous_form(mdp, reference_reset=True, float32=True)
+        _, V = reference_dvi((ptr, nxt, prob), R.astype(np.float32))
+    else: V, (ptr, nxt, prob, R) = _optimal_reset_form_values(mdp)
     return float(_value_norm(ptr, nxt, prob, V, mdp.n_actions, compat))
 
-# %% ../nbs/04_hardness.ipynb #f20f2ed9
+# %% ../nbs/04_hardness.ipynb #89bb90e8
 def _compute_gaps(mdp, compat):
-    sp = mdp.sparse
+    Q, V = mdp.get_optimal_value_functions(compat)
     if mdp.is_episodic():
-        Q, V = backward_induction(*sp, mdp.H)
         h, s = episodic_graph(mdp)
         Q, V = Q[h, s], V[h, s]
-    elif compat: Q, V = reference_dvi((sp.ptr, sp.nxt, mdp.prob32), sp.R.astype(np.float32))
-    else: Q, V = _discounted_optimum(*sp)
     return float((1.0 / (V[:, None].astype(np.float64) - Q + 0.1)).sum())
 
-# %% ../nbs/04_hardness.ipynb #60be33a6
+# %% ../nbs/04_hardness.ipynb #b54eecb0
 _FORMAT = 'colosseum_nb.hardness/1'
 
 class HardnessCache:
@@ -746,9 +681,9 @@ def _cached(mdp, measure, compat, compute):
                 try: cache.put(mdp.hash, mode, measure, v)
                 except OSError as e: warnings.warn(f"hardness cache not written ({e})")
         return v
-    return mdp._hardness_memo((measure, mode), load)
+    return mdp._computed_once((measure, mode), load)
 
-# %% ../nbs/04_hardness.ipynb #4618799a
+# %% ../nbs/04_hardness.ipynb #380f6943
 def diameter(mdp:BaseMDP, # any MDP of the package
              reference_compatible:bool=None # Colosseum's number instead of the defined one (`None`: the package setting)
             )->float:
@@ -774,7 +709,7 @@ def measures_of_hardness(mdp:BaseMDP, # any MDP of the package
     return dict(diameter=diameter(mdp, reference_compatible), value_norm=value_norm(mdp, reference_compatible),
                 suboptimal_gaps=suboptimal_gaps(mdp, reference_compatible))
 
-# %% ../nbs/04_hardness.ipynb #1735bf04
+# %% ../nbs/04_hardness.ipynb #293af1e4
 @patch
 def get_diameter(self:BaseMDP, reference_compatible:bool=None # override the package-wide mode
                 )->float:

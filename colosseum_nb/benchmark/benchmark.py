@@ -5,25 +5,25 @@
 # %% auto #0
 __all__ = ['BENCHMARK_DATA', 'DEFAULT_EXPERIMENT_CONFIG', 'CACHED_HYPERPARAMETERS', 'MDP_CLASSES', 'ColosseumDefaultBenchmark',
            'default_benchmark_names', 'MDPClassRegistry', 'unknown_class_message', 'MDPConfig', 'parse_mdp_gin',
-           'ExperimentConfig', 'experiment_config_from_dict', 'load_experiment_config', 'resolve_benchmark',
-           'benchmark_experiment_config', 'benchmark_mdp_configs', 'build_benchmark_mdps', 'hardness_table']
+           'resolve_benchmark', 'benchmark_experiment_config', 'benchmark_mdp_configs', 'build_benchmark_mdps',
+           'hardness_table']
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #ecfccc1b
-import ast, io, re, time, tokenize, difflib, importlib, importlib.resources
+# %% ../../nbs/07_benchmark.benchmark.ipynb #97a2f4ca
+import ast, io, re, time, tokenize, importlib, importlib.resources
 from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 from collections.abc import Mapping
-import yaml
 import pandas as pd
 from ..mdp.base import EpisodicMDP
+from ..experiment.config import ExperimentConfig, load_experiment_config, experiment_config_from_dict, _suggest  # the one configuration type
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #002edf21
+# %% ../../nbs/07_benchmark.benchmark.ipynb #adc67293
 BENCHMARK_DATA = Path(str(importlib.resources.files('colosseum_nb') / 'benchmark_data'))  # the package-data folder
 DEFAULT_EXPERIMENT_CONFIG = BENCHMARK_DATA / 'experiment_config.yml'  # used by the four main benchmarks
 CACHED_HYPERPARAMETERS = BENCHMARK_DATA / 'cached_hyperparameters'  # `<AgentClass>.gin` files
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #4b92d61c
+# %% ../../nbs/07_benchmark.benchmark.ipynb #df5edde9
 class ColosseumDefaultBenchmark(Enum):
     "Colosseum's default benchmarks (values as in Colosseum)."
     CONTINUOUS_ERGODIC = 0
@@ -62,7 +62,7 @@ def default_benchmark_names()->list:
     "Short names of the default benchmarks."
     return [b.short_name for b in ColosseumDefaultBenchmark]
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #61799ffe
+# %% ../../nbs/07_benchmark.benchmark.ipynb #bcc0f7d6
 _FAMILY_MODULES = dict(DeepSea='deep_sea', FrozenLake='frozen_lake', MiniGridEmpty='minigrid_empty', MiniGridRooms='minigrid_rooms',
                        RiverSwim='river_swim', SimpleGrid='simple_grid', Taxi='taxi')
 
@@ -86,16 +86,12 @@ class MDPClassRegistry(Mapping):
 
 MDP_CLASSES = MDPClassRegistry()
 
-def _suggest(name, options):
-    close = difflib.get_close_matches(str(name), list(options), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ''
-
 def unknown_class_message(name:str # the class name that was not found
                          )->str:
     "A message naming an unknown MDP class, with a suggestion."
     return f"unknown MDP class {name!r}{_suggest(name, MDP_CLASSES)}; known: {', '.join(MDP_CLASSES)}"
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #e0578cbb
+# %% ../../nbs/07_benchmark.benchmark.ipynb #c9dd8e99
 class MDPConfig(NamedTuple):
     "One MDP instance of a gin file: its class name, its scope (`prms_<i>`) and its parameters."
     mdp_class: str
@@ -125,7 +121,7 @@ def _literal(text, param):
         raise ValueError(f"bad value {text!r} for {param}: not a Python literal "
                          "(a number, a quoted string, True/False/None, or a tuple/list of these)") from None
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #704d952a
+# %% ../../nbs/07_benchmark.benchmark.ipynb #5b7f3b19
 def _parse_line(line, expected_class):
     "Class, scope, parameter and value of one binding line (raises `ValueError` with the problem)."
     if line.startswith('import ') or line.startswith('from '): raise ValueError("import lines are not supported in MDP configs")
@@ -141,7 +137,7 @@ def _parse_line(line, expected_class):
     if param not in valid: raise ValueError(f"unknown parameter {param!r} of {cls}{_suggest(param, valid)}; valid: {', '.join(valid)}")
     return cls, scope, param, _literal(_strip_comment(m['value']), param)
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #97207b3c
+# %% ../../nbs/07_benchmark.benchmark.ipynb #882f991c
 def _read_source(source):
     "(label for messages, text, class the file is named after) of a gin file or a gin text."
     if isinstance(source, str) and ('\n' in source or not (source.strip().endswith('.gin') or Path(source).is_file())):
@@ -169,53 +165,7 @@ def parse_mdp_gin(source # a gin file (path) or gin text with lines `prms_<i>/<C
         found.setdefault(scope, (cls, {}))[1][param] = value
     return [MDPConfig(cls, scope, kw) for scope, (cls, kw) in sorted(found.items(), key=lambda kv: int(kv[0][5:]))]
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #314af2aa
-class ExperimentConfig(NamedTuple):
-    "The experiment configuration of a benchmark."
-    n_seeds: int # runs per (MDP, agent) pair, with seeds 0..n_seeds-1
-    n_steps: int # interaction steps of one run
-    max_interaction_time_s: float # time budget of one run (inf: none)
-    log_performance_indicators_every: int # steps between logs (0 or -1: only at the end)
-    emission_map: str = None # name of an emission map, `None` for tabular
-
-_EC_CHECKS = dict(n_seeds=(int, 1, "an integer >= 1"), n_steps=(int, 1, "an integer >= 1"),
-                  max_interaction_time_s=((int, float), 1e-300, "a positive number of seconds"),
-                  log_performance_indicators_every=(int, -1, "an integer >= -1"))
-
-def _check_ec_value(key, v):
-    types, lo, what = _EC_CHECKS[key]
-    if isinstance(v, bool) or not isinstance(v, types) or not v >= lo: raise ValueError(f"{key}={v!r}: must be {what}")
-    return v
-
-def experiment_config_from_dict(d:dict, # the parsed YAML mapping
-                                label:str='experiment config' # names the source in error messages
-                               )->ExperimentConfig:
-    "A checked `ExperimentConfig` from a mapping."
-    if not isinstance(d, dict): raise ValueError(f"{label}: expected a mapping with keys {', '.join(_EC_CHECKS)}, got {type(d).__name__}")
-    missing, extra = [k for k in _EC_CHECKS if k not in d], [k for k in d if k not in ExperimentConfig._fields]
-    problems = [f"unknown key {k!r}{_suggest(k, missing)}" for k in extra] + ([f"missing key(s) {', '.join(missing)}"] if missing else [])
-    if problems: raise ValueError(f"{label}: {'; '.join(problems)}; the keys are {', '.join(ExperimentConfig._fields)} (emission_map optional)")
-    em = d.get('emission_map')
-    try:
-        if em is not None and not isinstance(em, str): raise ValueError(f"emission_map={em!r}: must be a class name or absent")
-        return ExperimentConfig(*(_check_ec_value(k, d[k]) for k in _EC_CHECKS), em)
-    except ValueError as e: raise ValueError(f"{label}: {e}") from None
-
-def _yaml_problem(e):
-    "A one-line description of a YAML error."
-    mark, problem = getattr(e, 'problem_mark', None), getattr(e, 'problem', None) or str(e).splitlines()[0]
-    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else problem
-
-def load_experiment_config(path # an `experiment_config.yml` file
-                          )->ExperimentConfig:
-    "Read and check an experiment configuration file."
-    path = Path(path)
-    if not path.is_file(): raise ValueError(f"{path}: no such experiment config file")
-    try: d = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except (yaml.YAMLError, OSError, UnicodeDecodeError) as e: raise ValueError(f"{path}: not valid YAML ({_yaml_problem(e)})") from None
-    return experiment_config_from_dict(d, str(path))
-
-# %% ../../nbs/07_benchmark.benchmark.ipynb #8a5c980f
+# %% ../../nbs/07_benchmark.benchmark.ipynb #08d367f3
 def resolve_benchmark(benchmark # a `ColosseumDefaultBenchmark`, its name, or a benchmark folder
                      )->tuple:
     "The (name, folder) of a benchmark."
@@ -238,7 +188,7 @@ def benchmark_experiment_config(benchmark # a `ColosseumDefaultBenchmark`, its n
     own = folder / 'experiment_config.yml'
     return load_experiment_config(own if own.exists() else DEFAULT_EXPERIMENT_CONFIG)
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #8cf2a0b1
+# %% ../../nbs/07_benchmark.benchmark.ipynb #f651bbdd
 def _gin_files(folder):
     "The checked `<Class>.gin` files of a benchmark's mdp_configs folder."
     files = sorted((folder / 'mdp_configs').glob('*.gin'))
@@ -264,7 +214,7 @@ def benchmark_mdp_configs(benchmark # a `ColosseumDefaultBenchmark`, its name, o
     "All MDP instances of a benchmark, as `MDPConfig`s."
     return [c for _, cfgs in _benchmark_files(benchmark) for c in cfgs]
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #5b68c2f4
+# %% ../../nbs/07_benchmark.benchmark.ipynb #03609054
 def build_benchmark_mdps(benchmark, # a `ColosseumDefaultBenchmark`, its name, or a benchmark folder
                          seed:int=0 # the seed of every MDP
                         )->list:
@@ -279,7 +229,7 @@ def _build(f, c, seed):
     try: return MDP_CLASSES[c.mdp_class](seed=seed, **c.kwargs)
     except (ValueError, TypeError) as e: raise ValueError(f"{f}: {c.scope}: {e}") from None
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #256e709b
+# %% ../../nbs/07_benchmark.benchmark.ipynb #85acaaaf
 def _class_name(c): return getattr(c, 'name', str(c))
 
 def hardness_table(benchmark, # a `ColosseumDefaultBenchmark`, its name, or a benchmark folder

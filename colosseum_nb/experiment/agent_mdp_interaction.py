@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['AGENT_INDICATORS', 'BASELINE_INDICATORS', 'LOG_COLUMNS', 'mdp_baselines', 'MDPLoop']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #28eb6f45
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #b77338ca
 import time, math
 from collections import namedtuple
 import numpy as np
@@ -14,10 +14,11 @@ import numba
 from fastcore.basics import patch
 from ..config import kernel, KERNEL_FLAGS
 from ..mdp.base import TimeStep, StepType
-try: import colosseum_nb.mdp.values  # patches the optimal/worst/random values and gains onto `BaseMDP`
-except ImportError: pass
+import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
+from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
+from ..utils import seed_numba
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #74b84bb1
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6f2d840c
 @kernel
 def _draw(p, lo, hi):
     "Index in `[lo, hi)` drawn with probabilities `p[lo:hi]` (one uniform number, always drawn)."
@@ -39,225 +40,11 @@ def _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a):
     x = rprm[k, 0] if rkind[k] == 0 else np.random.beta(rprm[k, 0], rprm[k, 1])
     return nxt[k], lo + x * (hi - lo)
 
-@kernel
-def _seed(seed):
-    "Seed numba's generator (the one used by every kernel of a run)."
-    np.random.seed(seed)
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #047e9ff1
+_TOL, _MAX_ITER = 1e-12, 100_000
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fd5ab57e
-@kernel
-def _episodic_values(ptr, nxt, prob, R, H, pi, mode):
-    "First-stage values of `pi` (mode 0), of the optimal (1), the worst (2) or the uniform (3) policy by backward induction."
-    S, A = R.shape
-    Vn = np.zeros(S); Vc = np.zeros(S)
-    for h in range(H - 1, -1, -1):
-        for s in range(S):
-            best = 0.0
-            for a in range(A):
-                row = s * A + a
-                if mode == 0 and pi[h, s, a] == 0.0: continue
-                q = R[s, a]
-                for k in range(ptr[row], ptr[row + 1]): q += prob[k] * Vn[nxt[k]]
-                if mode == 0: best += pi[h, s, a] * q
-                elif mode == 3: best += q / A
-                elif a == 0 or (mode == 1 and q > best) or (mode == 2 and q < best): best = q
-            Vc[s] = best
-        Vn, Vc = Vc, Vn
-    return Vn
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #5e720c74
-@kernel
-def _policy_chain(ptr, nxt, prob, R, pi):
-    "The chain `P_pi` of a stationary policy as CSR arrays `(cptr, cnxt, cprob)` and the rewards `r_pi`."
-    S, A = R.shape
-    cptr = np.zeros(S + 1, np.int64); cnxt = np.empty(nxt.shape[0], np.int64); cprob = np.empty(nxt.shape[0])
-    r_pi = np.zeros(S); acc = np.zeros(S); mark = np.full(S, -1, np.int64); n = 0
-    for s in range(S):
-        start = n
-        for a in range(A):
-            p = pi[s, a]
-            if p == 0.0: continue
-            r_pi[s] += p * R[s, a]
-            row = s * A + a
-            for k in range(ptr[row], ptr[row + 1]):
-                j = nxt[k]
-                if mark[j] != s:
-                    mark[j] = s; acc[j] = 0.0; cnxt[n] = j; n += 1
-                acc[j] += p * prob[k]
-        for i in range(start, n): cprob[i] = min(1.0, acc[cnxt[i]])
-        cptr[s + 1] = n
-    return cptr, cnxt[:n], cprob[:n], r_pi
-
-@kernel
-def _tarjan(cptr, cnxt, cprob):
-    "Strongly connected components of the graph of positive entries (iterative Tarjan); numbered sinks first."
-    S = cptr.shape[0] - 1
-    index = np.full(S, -1, np.int64); low = np.zeros(S, np.int64); comp = np.full(S, -1, np.int64)
-    stack = np.empty(S, np.int64); onstack = np.zeros(S, np.bool_); sp = 0
-    cs = np.empty(S, np.int64); ce = np.empty(S, np.int64); csp = 0  # call stack: node, next edge
-    idx = 0; nc = 0
-    for root in range(S):
-        if index[root] >= 0: continue
-        cs[0] = root; ce[0] = cptr[root]; csp = 1
-        index[root] = idx; low[root] = idx; idx += 1; stack[sp] = root; sp += 1; onstack[root] = True
-        while csp > 0:
-            v = cs[csp - 1]; e = ce[csp - 1]
-            if e < cptr[v + 1]:
-                ce[csp - 1] = e + 1
-                w = cnxt[e]
-                if cprob[e] <= 0.0: continue
-                if index[w] < 0:
-                    index[w] = idx; low[w] = idx; idx += 1; stack[sp] = w; sp += 1; onstack[w] = True
-                    cs[csp] = w; ce[csp] = cptr[w]; csp += 1
-                elif onstack[w] and index[w] < low[v]: low[v] = index[w]
-            else:
-                csp -= 1
-                if low[v] == index[v]:
-                    while True:
-                        sp -= 1; w = stack[sp]; onstack[w] = False; comp[w] = nc
-                        if w == v: break
-                    nc += 1
-                if csp > 0:
-                    u = cs[csp - 1]
-                    if low[v] < low[u]: low[u] = low[v]
-    return comp, nc
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #2adadb7e
-@kernel
-def _gth(Pd):
-    "Stationary distribution of an irreducible dense stochastic matrix by GTH elimination (overwrites `Pd`)."
-    n = Pd.shape[0]
-    for k in range(n - 1, 0, -1):
-        s = 0.0
-        for j in range(k): s += Pd[k, j]
-        for i in range(k): Pd[i, k] /= s
-        for i in range(k):
-            f = Pd[i, k]
-            if f != 0.0:
-                for j in range(k): Pd[i, j] += f * Pd[k, j]
-    d = np.zeros(n); d[0] = 1.0
-    for j in range(1, n):
-        x = 0.0
-        for i in range(j): x += d[i] * Pd[i, j]
-        d[j] = x
-    return d / d.sum()
-
-@kernel
-def _class_stationary(cptr, cnxt, cprob, members, pos, d_prev, dense_max, tol, max_iter):
-    "Stationary distribution of the closed class `members` (`pos` maps a state to its position in the class)."
-    n = members.shape[0]
-    if n == 1: return np.ones(1)
-    if n <= dense_max:
-        Pd = np.zeros((n, n))
-        for i in range(n):
-            s = members[i]
-            for k in range(cptr[s], cptr[s + 1]): Pd[i, pos[cnxt[k]]] += cprob[k]
-        return _gth(Pd)
-    d = np.empty(n); tot = 0.0
-    for i in range(n): d[i] = d_prev[members[i]]; tot += d[i]
-    if tot > 0: d /= tot
-    else: d[:] = 1.0 / n
-    nd = np.empty(n)
-    for it in range(max_iter):
-        nd[:] = 0.5 * d
-        for i in range(n):
-            s = members[i]; x = 0.5 * d[i]
-            for k in range(cptr[s], cptr[s + 1]): nd[pos[cnxt[k]]] += x * cprob[k]
-        nd /= nd.sum()
-        diff = 0.0
-        for i in range(n): diff += abs(nd[i] - d[i])
-        d, nd = nd, d
-        if diff < tol: break
-    return d
-
-@kernel
-def _solve_dense(M, b):
-    "Solve `M x = b` by Gaussian elimination with partial pivoting (overwrites the inputs)."
-    n = M.shape[0]
-    for k in range(n):
-        p = k
-        for i in range(k + 1, n):
-            if abs(M[i, k]) > abs(M[p, k]): p = i
-        if p != k:
-            for j in range(n): M[k, j], M[p, j] = M[p, j], M[k, j]
-            b[k], b[p] = b[p], b[k]
-        for i in range(k + 1, n):
-            f = M[i, k] / M[k, k]
-            if f != 0.0:
-                for j in range(k, n): M[i, j] -= f * M[k, j]
-                b[i] -= f * b[k]
-    x = np.zeros(n)
-    for i in range(n - 1, -1, -1):
-        v = b[i]
-        for j in range(i + 1, n): v -= M[i, j] * x[j]
-        x[i] = v / M[i, i]
-    return x
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #1833004d
-@kernel
-def _gains(ptr, nxt, prob, R, pi, d_prev, g_prev, dense_max, tol, max_iter):
-    "Gain of the stationary policy `pi` from every state (closed classes and absorption probabilities)."
-    S = R.shape[0]
-    cptr, cnxt, cprob, r_pi = _policy_chain(ptr, nxt, prob, R, pi)
-    comp, nc = _tarjan(cptr, cnxt, cprob)
-    size = np.zeros(nc, np.int64)
-    for s in range(S): size[comp[s]] += 1
-    start = np.zeros(nc + 1, np.int64)
-    for c in range(nc): start[c + 1] = start[c] + size[c]
-    order = np.empty(S, np.int64); fill = start[:nc].copy(); pos = np.empty(S, np.int64)
-    for s in range(S):
-        c = comp[s]; pos[s] = fill[c] - start[c]; order[fill[c]] = s; fill[c] += 1
-    closed = np.ones(nc, np.bool_)
-    for s in range(S):
-        for k in range(cptr[s], cptr[s + 1]):
-            if comp[cnxt[k]] != comp[s] and cprob[k] > 0.0: closed[comp[s]] = False
-    g = np.zeros(S)
-    for c in range(nc):  # sinks first: successors of a component are solved before it
-        members = order[start[c]:start[c + 1]]; n = members.shape[0]
-        if closed[c]:
-            d = _class_stationary(cptr, cnxt, cprob, members, pos, d_prev, dense_max, tol, max_iter)
-            rho = 0.0
-            for i in range(n): rho += d[i] * r_pi[members[i]]; d_prev[members[i]] = d[i]
-            for i in range(n): g[members[i]] = rho
-        elif n == 1:
-            s = members[0]; x = 0.0; stay = 0.0
-            for k in range(cptr[s], cptr[s + 1]):
-                if cnxt[k] == s: stay += cprob[k]
-                else: x += cprob[k] * g[cnxt[k]]
-            g[s] = x / (1.0 - stay)
-        else:
-            b = np.zeros(n)
-            for i in range(n):
-                s = members[i]
-                for k in range(cptr[s], cptr[s + 1]):
-                    if comp[cnxt[k]] != c: b[i] += cprob[k] * g[cnxt[k]]
-            if n <= dense_max:
-                M = np.eye(n)
-                for i in range(n):
-                    s = members[i]
-                    for k in range(cptr[s], cptr[s + 1]):
-                        if comp[cnxt[k]] == c: M[i, pos[cnxt[k]]] -= cprob[k]
-                x = _solve_dense(M, b)
-                for i in range(n): g[members[i]] = x[i]
-            else:
-                for i in range(n): g[members[i]] = g_prev[members[i]]
-                for it in range(max_iter):
-                    diff = 0.0
-                    for i in range(n):
-                        s = members[i]; x = b[i]; stay = 0.0
-                        for k in range(cptr[s], cptr[s + 1]):
-                            j = cnxt[k]
-                            if j == s: stay += cprob[k]
-                            elif comp[j] == c: x += cprob[k] * g[j]
-                        x /= 1.0 - stay
-                        diff = max(diff, abs(x - g[s])); g[s] = x
-                    if diff < tol: break
-    g_prev[:] = g
-    return g
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c54308bc
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #8bb5b375
 _CACHE_K = 8
-_DENSE_MAX, _TOL, _MAX_ITER = 1000, 1e-13, 100_000
 
 @kernel
 def _cache_lookup(cache_pi, meta, pi, changed):
@@ -280,10 +67,10 @@ def _cache_store(cache_pi, meta, pi):
 @kernel
 def _continuous_regret(ws, pi, changed, s_cur, s0):
     "(r, nr, expected reward) of the stationary policy `pi` from state `s_cur`."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, d_prev, g_prev = ws
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm = ws
     slot = _cache_lookup(cache_pi, meta, pi, changed)
     if slot < 0:
-        g = _gains(ptr, nxt, prob, R, pi, d_prev, g_prev, _DENSE_MAX, _TOL, _MAX_ITER)
+        g, status = _policy_state_gains(ptr, nxt, prob, R, pi, warm, _TOL, _MAX_ITER, _BAND_MEM_CAP, _BAND_WORK_CAP)
         slot = _cache_store(cache_pi, meta, pi); cache_v[slot] = g; meta[3] += 1
     else:
         meta[2] = slot; meta[4] += 1
@@ -299,7 +86,7 @@ def _episodic_regret(ws, pi, changed, s_cur, s0):
     H = cache_pi.shape[1]
     slot = _cache_lookup(cache_pi, meta, pi, changed)
     if slot < 0:
-        V0 = _episodic_values(ptr, nxt, prob, R, H, pi, 0)
+        V0 = _policy_first_values(ptr, nxt, prob, R, pi)
         slot = _cache_store(cache_pi, meta, pi); cache_v[slot] = V0; meta[3] += 1
     else:
         meta[2] = slot; meta[4] += 1
@@ -310,51 +97,16 @@ def _episodic_regret(ws, pi, changed, s_cur, s0):
     for s in range(mu.shape[0]): er += mu[s] * V0[s]
     return gap / H, gap / den if den > 0 else 0.0, er / H
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #92460c4b
-@kernel
-def _discounted_vi(ptr, nxt, prob, R, sign, gamma, tol):
-    "Q-values of discounted value iteration on `sign * R` (Jacobi, to `tol`)."
-    S, A = R.shape
-    V = np.zeros(S); Q = np.zeros((S, A))
-    for it in range(10**7):
-        diff = 0.0
-        for s in range(S):
-            for a in range(A):
-                row = s * A + a; q = sign * R[s, a]
-                for k in range(ptr[row], ptr[row + 1]): q += gamma * prob[k] * V[nxt[k]]
-                Q[s, a] = q
-        for s in range(S):
-            v = Q[s].max(); diff = max(diff, abs(v - V[s])); V[s] = v
-        if diff < tol: break
-    return Q
-
-def _greedy(Q):
-    pi = np.zeros(Q.shape); np.put_along_axis(pi, Q.argmax(-1)[..., None], 1.0, -1)
-    return pi
-
-def _own_baselines(mdp):
-    "(o, w, rd, V*[0], V_w[0]) computed by the loop itself."
-    sp, S, A = mdp.sparse, mdp.n_states, mdp.n_actions
-    if mdp.is_episodic():
-        dummy = np.zeros((mdp.H, S, A))
-        Vo, Vw, Vr = (_episodic_values(*sp, mdp.H, dummy, m) for m in (1, 2, 3))
-        return (mdp.mu @ Vo / mdp.H, mdp.mu @ Vw / mdp.H, mdp.mu @ Vr / mdp.H, Vo, Vw)
-    z = lambda: np.zeros(S)
-    gain = lambda pi: float(mdp.mu @ _gains(*sp, pi, z(), z(), _DENSE_MAX, _TOL, _MAX_ITER))
-    o = gain(_greedy(_discounted_vi(*sp, 1.0, 0.99, 1e-12)))
-    w = gain(_greedy(_discounted_vi(*sp, -1.0, 0.99, 1e-12)))
-    return (o, w, gain(np.full((S, A), 1 / A)), None, None)
-
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ddeedcb0
 def mdp_baselines(mdp # the MDP of the run
                  )->tuple:
     "`(o, w, rd, V*[0], V_w[0])`: optimal, worst and random per-step rewards, and first-stage values (episodic)."
-    if not hasattr(mdp, 'get_average_rewards'): return _own_baselines(mdp)
     avg = mdp.get_average_rewards()
     o, w, rd = (float(avg[k]) for k in ('optimal', 'worst', 'random'))
     if not mdp.is_episodic(): return (o, w, rd, None, None)
     return (o, w, rd, np.asarray(mdp.optimal_value_functions[1][0], float), np.asarray(mdp.worst_value_functions[1][0], float))
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #7cd3b717
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fd923a71
 AGENT_INDICATORS = ('cumulative_expected_reward', 'cumulative_regret', 'cumulative_reward', 'normalized_cumulative_expected_reward',
                     'normalized_cumulative_regret', 'normalized_cumulative_reward', 'steps_per_second')
 BASELINE_INDICATORS = ('optimal_cumulative_expected_reward', 'optimal_normalized_cumulative_expected_reward',
@@ -384,7 +136,7 @@ def _log_rows(raw, o, w, rd)->list:
     "The log rows of a run from its raw accumulator array (one row per log)."
     return [_row(r, o, w, rd) for r in raw]
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #59ce34d9
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #239781d6
 _loop_kernel = numba.njit(**{**KERNEL_FLAGS, 'cache': False, 'nogil': False})
 
 @_loop_kernel
@@ -446,10 +198,10 @@ def _numba_loop(fns, st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H,
     out[0] = last_training; out[1] = stopped_optimal
     return nrow + 1
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #9480b8a2
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #debf51cb
 def _python_loop(agent, m, T, log_every, max_time, seed, regret_fn, rws, pi_shape, raw, opt_tol, t_start, check_every):
     "One whole run of a Python-protocol agent; same semantics as `_numba_loop`."
-    _seed(seed)
+    seed_numba(seed)
     ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H = m
     A = pi_shape[-1]; episodic = H > 0
     s = int(_sample_start(starts, sprobs)); s0 = s; h = 0
@@ -495,7 +247,7 @@ def _agent_policy(agent, shape):
     if pi.shape != tuple(shape): raise ValueError(f"current_optimal_stochastic_policy has shape {pi.shape}; expected {tuple(shape)}")
     return np.ascontiguousarray(pi)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #8a488a09
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ab227c26
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
@@ -522,7 +274,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6dbdb9b1
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #f02b0d33
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -546,7 +298,7 @@ def _workspace(self:MDPLoop):
               np.zeros((K,) + shape), np.zeros((K, S)), np.zeros(5, np.int64))
     if mdp.is_episodic():
         return _episodic_regret, common + (np.asarray(mdp.mu, float), Vo, Vw), shape, (o, w, rd)
-    return _continuous_regret, common + (np.zeros(S), np.zeros(S)), shape, (o, w, rd)
+    return _continuous_regret, common + (np.zeros(S),), shape, (o, w, rd)
 
 @patch
 def _mdp_arrays(self:MDPLoop):
@@ -555,7 +307,7 @@ def _mdp_arrays(self:MDPLoop):
     return (sp.ptr, sp.nxt, sp.prob, mdp.reward_kind, mdp.reward_params, float(lo), float(hi),
             np.asarray(mdp.starting_states, np.int64), np.asarray(mdp.starting_probs, np.float64), int(mdp.H) if mdp.is_episodic() else 0)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #0d511c65
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #26cd9e91
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)

@@ -6,14 +6,14 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #cc79f87d
+# %% ../../nbs/01_mdp.base.ipynb #d4b23117
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 
-# %% ../../nbs/01_mdp.base.ipynb #6361dd06
+# %% ../../nbs/01_mdp.base.ipynb #5d7bf3f5
 class RewardDist(namedtuple('RewardDist', 'kind a b')):
     "A reward distribution: `kind` is 'deterministic' (point mass at `a`) or 'beta' (Beta(`a`, `b`))."
     @property
@@ -34,7 +34,7 @@ def beta(a:float, # first shape parameter
     "A Beta(`a`, `b`) reward."
     return RewardDist('beta', float(a), float(b))
 
-# %% ../../nbs/01_mdp.base.ipynb #160c4275
+# %% ../../nbs/01_mdp.base.ipynb #6fa79918
 def _bad(name, value, why): return ValueError(f"{name}={value!r}: {why}")
 
 def _check_dist(d, name):
@@ -57,7 +57,7 @@ def as_dist(x, # a `RewardDist`, a number, or a pair `(name, args)` with name 'd
         raise _bad(name, x, "supported distributions are ('deterministic', (c,)) and ('beta', (a, b))")
     raise _bad(name, x, "expected a RewardDist, a number or a pair (name, args)")
 
-# %% ../../nbs/01_mdp.base.ipynb #3776bc75
+# %% ../../nbs/01_mdp.base.ipynb #8f8c6b16
 class StepType(IntEnum):
     "Position of a time step in an episode."
     FIRST = 0; MID = 1; LAST = 2
@@ -68,7 +68,7 @@ class TimeStep(namedtuple('TimeStep', 'step_type reward discount observation')):
     def mid(self): return self.step_type == StepType.MID
     def last(self): return self.step_type == StepType.LAST
 
-# %% ../../nbs/01_mdp.base.ipynb #eee961cf
+# %% ../../nbs/01_mdp.base.ipynb #9c400984
 class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     "Sparse successor form of an MDP: CSR rows `s * A + a` of next states and probabilities, and mean rewards `R` (S, A)."
     @property
@@ -76,7 +76,7 @@ class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     @property
     def n_actions(self): return self.R.shape[1]
 
-# %% ../../nbs/01_mdp.base.ipynb #214e11a7
+# %% ../../nbs/01_mdp.base.ipynb #1ba2f80f
 def _check_prob_param(name, v):
     "Validate `p_lazy`/`p_rand`: None, 0 (= None) or strictly between 0 and 0.9999."
     if v is None: return None
@@ -101,7 +101,16 @@ def _check_int(name, v, lo, hi=None):
         raise _bad(name, v, f"must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
     return int(v)
 
-# %% ../../nbs/01_mdp.base.ipynb #f3a017dc
+def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
+                        sub_optimal # its `sub_optimal_mean_reward`
+                       ):
+    "Validate the mean rewards of a family's stochastic defaults: both in (0, 1), the optimal one more than 0.1 above the other."
+    for n, v in (('optimal_mean_reward', optimal), ('sub_optimal_mean_reward', sub_optimal)):
+        if not 0 < v < 1: raise _bad(n, v, "must lie in (0, 1)")
+    if not optimal - 0.1 > sub_optimal:
+        raise _bad('sub_optimal_mean_reward', sub_optimal, f"must be below optimal_mean_reward - 0.1 = {optimal - 0.1:g}")
+
+# %% ../../nbs/01_mdp.base.ipynb #f187ab45
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -134,7 +143,7 @@ class BaseMDP:
         self._after_build()
         self._finalise()
 
-# %% ../../nbs/01_mdp.base.ipynb #ff49a060
+# %% ../../nbs/01_mdp.base.ipynb #db10cf6e
 @patch(cls_method=True)
 def _valid_names(cls:BaseMDP):
     "All constructor parameter names of the class."
@@ -176,7 +185,7 @@ def _minimal_H(self:BaseMDP):
     starts = [self.node_to_index[n] for n in self._possible_starting_nodes() if n in self.node_to_index]
     return 1 + max(_eccentricity(succ, s) for s in starts)
 
-# %% ../../nbs/01_mdp.base.ipynb #dd31ddcc
+# %% ../../nbs/01_mdp.base.ipynb #3a21c6cb
 @patch
 def _resolve_distributions(self:BaseMDP):
     "The family's reward distributions after Colosseum's all-or-nothing rule and the determinism check."
@@ -189,7 +198,7 @@ def _resolve_distributions(self:BaseMDP):
             raise _bad(n, v if (v := given[n]) is not None else d, f"make_reward_stochastic={self.make_reward_stochastic} requires {want} distribution")
     return dists
 
-# %% ../../nbs/01_mdp.base.ipynb #72339dc2
+# %% ../../nbs/01_mdp.base.ipynb #e8b9a6da
 @patch
 def _entries(self:BaseMDP, s, a):
     "Ordered `(s', p)` list of family action `a` in node `s`, with `p_lazy` and `p_rand`."
@@ -206,7 +215,7 @@ def _entries(self:BaseMDP, s, a):
             if a2 != a: out.extend((sp, lq * rho * p / A) for sp, p in self._next(s, a2))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #50472cb7
+# %% ../../nbs/01_mdp.base.ipynb #0eb69023
 @patch
 def _sigma(self:BaseMDP, s):
     "Action permutation of node `s`, drawn on first use (identity without `randomize_actions`)."
@@ -246,7 +255,7 @@ def _construct(self:BaseMDP, starts):
             try: stack.append(self._expand(next(stack[-1])))
             except StopIteration: stack.pop()
 
-# %% ../../nbs/01_mdp.base.ipynb #f1874f62
+# %% ../../nbs/01_mdp.base.ipynb #e8c664d9
 @patch
 def _build(self:BaseMDP):
     "Build states, sparse transitions, rewards and the starting distribution."
@@ -287,7 +296,7 @@ def _to_sparse(self:BaseMDP):
     self.reward_kind = np.array([0 if d.is_deterministic else 1 for d in rdist], np.int8)
     self.reward_params = np.array([(d.a, d.b) for d in rdist], np.float64).reshape(-1, 2)
 
-# %% ../../nbs/01_mdp.base.ipynb #366a40c8
+# %% ../../nbs/01_mdp.base.ipynb #c9f3e59d
 @patch(as_prop=True)
 def n_states(self:BaseMDP)->int: return len(self.nodes)
 
@@ -316,7 +325,7 @@ def starting_states_and_probs(self:BaseMDP):
     "Starting state indices and their probabilities, in sampler order."
     return list(zip(self.starting_states.tolist(), self.starting_probs.tolist()))
 
-# %% ../../nbs/01_mdp.base.ipynb #0e946530
+# %% ../../nbs/01_mdp.base.ipynb #32ea8fc1
 class ContinuousMDP(BaseMDP):
     "An infinite-horizon MDP: one never-ending trajectory."
 
@@ -333,7 +342,7 @@ class EpisodicMDP(BaseMDP):
         m = self._minimal_H()
         self.H = m if self._requested_H is None else max(m, self._requested_H)
 
-# %% ../../nbs/01_mdp.base.ipynb #858e1677
+# %% ../../nbs/01_mdp.base.ipynb #c6992c92
 @patch
 def reset(self:BaseMDP)->TimeStep:
     "Start a new trajectory (episode) from `s0 ~ mu`."
@@ -360,7 +369,7 @@ def step(self:BaseMDP, action:int # agent action in 0..n_actions-1
     last = self.is_episodic() and self.h == self.H
     return TimeStep(StepType.LAST if last else StepType.MID, float(reward), 1.0, -1 if last else self.cur)
 
-# %% ../../nbs/01_mdp.base.ipynb #3f05d3ca
+# %% ../../nbs/01_mdp.base.ipynb #09132fa7
 _COMMON = ('seed', 'randomize_actions', 'p_lazy', 'p_rand', 'rewards_range', 'make_reward_stochastic', 'reward_variance_multiplier')
 
 @patch(as_prop=True)
@@ -399,7 +408,7 @@ def get_gin_config(self:BaseMDP, index:int # the gin scope is `prms_{index}`
     cls = type(self).__name__
     return '\n'.join(f"prms_{index}/{cls}.{k} = {_gin_value(v)}" for k, v in self.parameters.items() if k != 'seed' and v is not None)
 
-# %% ../../nbs/01_mdp.base.ipynb #a1f43390
+# %% ../../nbs/01_mdp.base.ipynb #8f579202
 def round_nested(x, nd:int=4 # decimals
                 ):
     "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
@@ -426,7 +435,7 @@ def sample_mdp_parameters(cls:BaseMDP, n:int, # number of parameter sets
         out.append(round_nested(d))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #23005f00
+# %% ../../nbs/01_mdp.base.ipynb #4dfd1836
 @patch
 def render(self:BaseMDP, state:int=None # state index to draw (default: current or first starting state)
           )->str:

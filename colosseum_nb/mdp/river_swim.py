@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['RiverSwimAction', 'RiverSwimMDP', 'RiverSwimContinuous', 'RiverSwimEpisodic']
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #9d0d60d3
+# %% ../../nbs/03a_mdp.river_swim.ipynb #a4afe173
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _check_int, _check_mean_rewards
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #898bdb2f
+# %% ../../nbs/03a_mdp.river_swim.ipynb #c0620c75
 class RiverSwimAction(IntEnum):
     "The family actions of RiverSwim."
     LEFT = 0; RIGHT = 1
@@ -35,12 +35,8 @@ class RiverSwimMDP(BaseMDP):
         self._arg_sub_optimal_distribution, self._arg_optimal_distribution, self._arg_other_distribution = sub_optimal_distribution, optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #33e185f8
-def _check_parameters(self):
-    if not self.optimal_mean_reward - 0.1 > self.sub_optimal_mean_reward:
-        raise _bad('sub_optimal_mean_reward', self.sub_optimal_mean_reward, f"must be below optimal_mean_reward - 0.1 = {self.optimal_mean_reward - 0.1:g}")
-    for n in ('optimal_mean_reward', 'sub_optimal_mean_reward'):
-        if not 0 < getattr(self, n) < 1: raise _bad(n, getattr(self, n), "must lie in (0, 1)")
+# %% ../../nbs/03a_mdp.river_swim.ipynb #68c2f273
+def _check_parameters(self): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
 def _default_distributions(self):
     m = self.sub_optimal_mean_reward / (self.size if self.is_episodic() else 1)
@@ -65,7 +61,7 @@ def _render(self, node):
 
 for f in (_check_parameters, _default_distributions, _next, _reward, _starting, _possible_starting_nodes, _render): setattr(RiverSwimMDP, f.__name__, f)
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #f2cda91e
+# %% ../../nbs/03a_mdp.river_swim.ipynb #29645fd5
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
     size = int(min(2.5 + 200 / (45 * r.random() + 11), 25)) if is_episodic else int((6 * r.random() + 2) ** 2.2)
@@ -78,7 +74,7 @@ def _sample_one(r, is_episodic):
     return d
 RiverSwimMDP._sample_one = staticmethod(_sample_one)
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #586aaf51
+# %% ../../nbs/03a_mdp.river_swim.ipynb #0b4b24aa
 @gin.configurable(module='colosseum_nb.mdp.river_swim')
 class RiverSwimContinuous(ContinuousMDP, RiverSwimMDP):
     "Continuous (infinite-horizon) RiverSwim."

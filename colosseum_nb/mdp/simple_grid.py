@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['SimpleGridAction', 'SimpleGridReward', 'SimpleGridMDP', 'SimpleGridContinuous', 'SimpleGridEpisodic']
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #5a901729
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #589d9f77
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int, _check_mean_rewards
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #237fb9e1
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #2d22bffa
 class SimpleGridAction(IntEnum):
     "The family actions of SimpleGrid."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3; NO_OP = 4
@@ -49,12 +49,8 @@ class SimpleGridMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #c72479f8
-def _check_parameters(self):
-    if not self.optimal_mean_reward - 0.1 > self.sub_optimal_mean_reward:
-        raise _bad('sub_optimal_mean_reward', self.sub_optimal_mean_reward, f"must be below optimal_mean_reward - 0.1 = {self.optimal_mean_reward - 0.1:g}")
-    for n in ('optimal_mean_reward', 'sub_optimal_mean_reward'):
-        if not 0 < getattr(self, n) < 1: raise _bad(n, getattr(self, n), "must lie in (0, 1)")
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #77675187
+def _check_parameters(self): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
 def _default_distributions(self):
     if not self.make_reward_stochastic: return dict(optimal_distribution=1.0, sub_optimal_distribution=0.0, other_distribution=0.5)
@@ -85,7 +81,7 @@ def _reward(self, s, a, sp):
 
 for f in (_check_parameters, _default_distributions, _next, _is_corner, _is_good_corner, _reward): setattr(SimpleGridMDP, f.__name__, f)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #8004fb61
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #a9e38af7
 def _centre_groups(size):
     "Cells `(x, y)` grouped by squared distance to the centre, closest first, row-major inside each group."
     c = (size - 1) / 2
@@ -108,7 +104,7 @@ def _possible_starting_nodes(self): return self._possible
 
 for f in (_starting, _possible_starting_nodes): setattr(SimpleGridMDP, f.__name__, f)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #03120971
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #af4d6f9e
 def _render(self, node):
     n = self.size
     def cell(x, y):
@@ -119,7 +115,7 @@ def _render(self, node):
 
 SimpleGridMDP._render = _render
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #334293ad
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #353c3fea
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.9 * r.dirichlet([0.2, 0.2, 5])
     size = int(1 + min(800 / (100 * r.random() + 35), 25) * (0.8 if is_episodic else 1))
@@ -135,7 +131,7 @@ def _sample_one(r, is_episodic):
     return d
 SimpleGridMDP._sample_one = staticmethod(_sample_one)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #2d9b32a3
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #c4809f42
 @gin.configurable(module='colosseum_nb.mdp.simple_grid')
 class SimpleGridContinuous(ContinuousMDP, SimpleGridMDP):
     "Continuous (infinite-horizon) SimpleGrid."

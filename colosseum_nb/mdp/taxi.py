@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TaxiAction', 'TaxiNode', 'taxi_walls', 'TaxiMDP', 'TaxiContinuous', 'TaxiEpisodic']
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #334c8c2a
+# %% ../../nbs/03g_mdp.taxi.ipynb #caf5849a
 import math
 from collections import namedtuple
 from enum import IntEnum
@@ -13,9 +13,9 @@ from itertools import combinations, product
 import numpy as np
 import gin
 from fastcore.basics import patch
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int, _check_mean_rewards
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #419f0dc3
+# %% ../../nbs/03g_mdp.taxi.ipynb #3cbb7713
 class TaxiAction(IntEnum):
     "The family actions of Taxi."
     MoveSouth = 0; MoveNorth = 1; MoveEast = 2; MoveWest = 3; PickUpPassenger = 4; DropOffPassenger = 5
@@ -28,7 +28,7 @@ class TaxiNode(namedtuple('TaxiNode', 'X Y XPass YPass XDest YDest')):
 
 _MOVE = {TaxiAction.MoveSouth: (0, -1), TaxiAction.MoveNorth: (0, 1), TaxiAction.MoveEast: (1, 0), TaxiAction.MoveWest: (-1, 0)}
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #b67783dd
+# %% ../../nbs/03g_mdp.taxi.ipynb #9a343ae2
 def taxi_walls(size:int, # side of the grid
                length:int=2, # times each pattern row is repeated
                width:int=1, # thickness of a wall
@@ -51,7 +51,7 @@ def taxi_walls(size:int, # side of the grid
         j += 1
     return np.array(rows, dtype=np.int8)
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #96d58e5e
+# %% ../../nbs/03g_mdp.taxi.ipynb #e46643f1
 def _quadrants(admissible, # admissible cells `(X, Y)`, `X`-major
                size:int, # side of the grid
                n_locations:int # number of locations
@@ -82,7 +82,7 @@ def _draw_locations(rng, # a `numpy.random.RandomState`
     rng.shuffle(locs)
     return locs[:n_locations]
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #9dc46140
+# %% ../../nbs/03g_mdp.taxi.ipynb #810f4de2
 class TaxiMDP(BaseMDP):
     "The Taxi family (rules shared by the episodic and the continuous classes)."
     n_actions, action_names = 6, tuple(a.name for a in TaxiAction)
@@ -108,7 +108,7 @@ class TaxiMDP(BaseMDP):
         self._arg_default_r, self._arg_successfully_delivery_r, self._arg_failure_delivery_r = default_r, successfully_delivery_r, failure_delivery_r
         super().__init__(seed, **{**kwargs, 'randomize_actions': False})
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #4c7122f6
+# %% ../../nbs/03g_mdp.taxi.ipynb #3558e294
 def _check_parameters(self):
     lo = 3 if not self.is_episodic() else 2
     if self.n_locations < lo: raise _bad('n_locations', self.n_locations, f"must be at least {lo} for {type(self).__name__}")
@@ -117,10 +117,7 @@ def _check_parameters(self):
     if not self.size > self.space / 2: raise _bad('space', self.space, f"must be smaller than 2 size = {2 * self.size}")
     if not self.size > 2 * math.sqrt(self.n_locations):
         raise _bad('n_locations', self.n_locations, f"size={self.size} must exceed 2 sqrt(n_locations) = {2 * math.sqrt(self.n_locations):.3g}")
-    for k in ('optimal_mean_reward', 'sub_optimal_mean_reward'):
-        if not 0 < getattr(self, k) < 1: raise _bad(k, getattr(self, k), "must lie in (0, 1)")
-    if not self.optimal_mean_reward - 0.1 > self.sub_optimal_mean_reward:
-        raise _bad('sub_optimal_mean_reward', self.sub_optimal_mean_reward, f"must be below optimal_mean_reward - 0.1 = {self.optimal_mean_reward - 0.1:g}")
+    _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
     self._build_map()
 
 @patch
@@ -137,7 +134,7 @@ def _build_map(self:TaxiMDP):
     if not _spread_exists(self._quads, self._min_dist):
         raise _bad('n_locations', self.n_locations, f"the map ({desc}) has no free cells, one per quadrant, more than {self._min_dist:g} apart")
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #fc00c43d
+# %% ../../nbs/03g_mdp.taxi.ipynb #9c9d1819
 def _default_distributions(self):
     if not self.make_reward_stochastic: return dict(default_r=0.1, successfully_delivery_r=1.0, failure_delivery_r=0.0)
     nu, m, o = self.reward_variance_multiplier, self.sub_optimal_mean_reward, self.optimal_mean_reward
@@ -151,7 +148,7 @@ def _check_distributions(self, dists):
 
 for f in (_check_parameters, _default_distributions, _check_distributions): setattr(TaxiMDP, f.__name__, f)
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #6bf9082a
+# %% ../../nbs/03g_mdp.taxi.ipynb #665440c2
 def _starting(self):
     self.locations = _draw_locations(self._rng, self._quads, self._min_dist, self.n_locations)
     nodes = [TaxiNode(x, y, p[0], p[1], d[0], d[1]) for p in self.locations for d in self.locations if d != p for x, y in self.admissible]
@@ -164,7 +161,7 @@ def _possible_starting_nodes(self): return list(self.starting_nodes)  # unused: 
 
 for f in (_starting, _possible_starting_nodes): setattr(TaxiMDP, f.__name__, f)
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #258108ee
+# %% ../../nbs/03g_mdp.taxi.ipynb #3cc50a43
 def _next(self, s, a):
     key = (s, a)
     if key not in self._memo: self._memo[key] = self._successors(s, a)
@@ -193,7 +190,7 @@ def _reward(self, s, a, sp):
 
 for f in (_next, _successors, _after_build, _reward): setattr(TaxiMDP, f.__name__, f)
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #b5c92bc4
+# %% ../../nbs/03g_mdp.taxi.ipynb #c166b5e1
 def _render(self, node):
     def ch(x, y):
         if (x, y) == (node[0], node[1]): return '@' if node[2] == -1 else 'T'
@@ -205,7 +202,7 @@ def _render(self, node):
 
 TaxiMDP._render = _render
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #6f94e116
+# %% ../../nbs/03g_mdp.taxi.ipynb #aa45a8ef
 @patch
 def _minimal_H(self:TaxiMDP):
     "Colosseum's Taxi horizon: `int(1.5 size^2)`, whatever the graph."
@@ -219,7 +216,7 @@ class TaxiContinuous(ContinuousMDP, TaxiMDP):
 class TaxiEpisodic(EpisodicMDP, TaxiMDP):
     "Episodic Taxi (horizon `int(1.5 size^2)` by default)."
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #bf10bc34
+# %% ../../nbs/03g_mdp.taxi.ipynb #9a2ad5a7
 def _sample_one(r, is_episodic):
     p_rand, p_lazy, _ = 0.5 * r.dirichlet([0.2, 0.2, 5])
     size = 5 if is_episodic else int(r.choice(range(5, 8), None, True, [0.525, 0.325, 0.15]))

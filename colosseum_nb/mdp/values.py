@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/02a_mdp.values.ipynb #e8639cbc
+# %% ../../nbs/02a_mdp.values.ipynb #b198cb53
 import numpy as np
 from fastcore.basics import patch
 from ..config import is_reference_compatible
@@ -13,13 +13,13 @@ from .base import BaseMDP
 from ..dynamic_programming import (backward_induction, episodic_policy_evaluation, discounted_value_iteration,
     discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe)
 
-# %% ../../nbs/02a_mdp.values.ipynb #e663e912
+# %% ../../nbs/02a_mdp.values.ipynb #ad7070fa
 @patch
-def _memo(self:BaseMDP, key, f):
-    "Compute `f()` once per MDP and key."
-    if not hasattr(self, '_memo_store'): self._memo_store = {}
-    if key not in self._memo_store: self._memo_store[key] = f()
-    return self._memo_store[key]
+def _computed_once(self:BaseMDP, key, f):
+    "Compute `f()` once per MDP and `key`, and keep it on the instance (the store of this module and of `colosseum_nb.hardness`)."
+    store = self.__dict__.setdefault('_computed_store', {})
+    if key not in store: store[key] = f()
+    return store[key]
 
 @patch
 def _dense32(self:BaseMDP):
@@ -27,7 +27,7 @@ def _dense32(self:BaseMDP):
     sp = self.sparse
     return (sp.ptr, sp.nxt, self.prob32), sp.R.astype(np.float32)
 
-# %% ../../nbs/02a_mdp.values.ipynb #f54b17f9
+# %% ../../nbs/02a_mdp.values.ipynb #7f8d64c0
 def _uniform(mdp):
     shape = (mdp.H, mdp.n_states, mdp.n_actions) if mdp.is_episodic() else (mdp.n_states, mdp.n_actions)
     return np.full(shape, 1 / mdp.n_actions)
@@ -53,19 +53,19 @@ def get_optimal_value_functions(self:BaseMDP, reference_compatible=None # overri
                                ):
     "Optimal `(Q, V)`."
     c = is_reference_compatible(reference_compatible)
-    return self._memo(('optimal', c), lambda: self._values('optimal', c))
+    return self._computed_once(('optimal', c), lambda: self._values('optimal', c))
 
 @patch
 def get_worst_value_functions(self:BaseMDP, reference_compatible=None):
     "Values `(Q, V)` of the worst policy."
     c = is_reference_compatible(reference_compatible)
-    return self._memo(('worst', c), lambda: self._values('worst', c))
+    return self._computed_once(('worst', c), lambda: self._values('worst', c))
 
 @patch
 def get_random_value_functions(self:BaseMDP, reference_compatible=None):
     "Values `(Q, V)` of the uniformly random policy."
     c = is_reference_compatible(reference_compatible)
-    return self._memo(('random', c), lambda: self._values('random', c))
+    return self._computed_once(('random', c), lambda: self._values('random', c))
 
 @patch(as_prop=True)
 def optimal_value_functions(self:BaseMDP): return self.get_optimal_value_functions()
@@ -74,7 +74,7 @@ def worst_value_functions(self:BaseMDP): return self.get_worst_value_functions()
 @patch(as_prop=True)
 def random_value_functions(self:BaseMDP): return self.get_random_value_functions()
 
-# %% ../../nbs/02a_mdp.values.ipynb #cdda3f2c
+# %% ../../nbs/02a_mdp.values.ipynb #43c6c0c4
 @patch
 def get_optimal_policy(self:BaseMDP, reference_compatible=None):
     "Greedy policy of the optimal Q-values."
@@ -92,7 +92,7 @@ def get_worst_policy(self:BaseMDP, reference_compatible=None):
             T32, R32 = self._dense32()
             return greedy_stochastic_policy(reference_dvi(T32, -R32)[0])
         return greedy_stochastic_policy(-discounted_value_iteration(*sp, minimize=True)[0])
-    return self._memo(('worst_policy', c), f)
+    return self._computed_once(('worst_policy', c), f)
 
 @patch(as_prop=True)
 def optimal_policy(self:BaseMDP): return self.get_optimal_policy()
@@ -101,7 +101,7 @@ def worst_policy(self:BaseMDP): return self.get_worst_policy()
 @patch(as_prop=True)
 def random_policy(self:BaseMDP): return _uniform(self)
 
-# %% ../../nbs/02a_mdp.values.ipynb #4e5094c4
+# %% ../../nbs/02a_mdp.values.ipynb #c6303c19
 @patch
 def _average_reward(self:BaseMDP, kind, compat):
     "Average reward of the optimal, worst or random policy."
@@ -117,7 +117,7 @@ def _average_reward(self:BaseMDP, kind, compat):
 def get_average_rewards(self:BaseMDP, reference_compatible=None):
     "Optimal, worst and random average rewards as a dict."
     c = is_reference_compatible(reference_compatible)
-    return self._memo(('avg', c), lambda: {k: self._average_reward(k, c) for k in ('optimal', 'worst', 'random')})
+    return self._computed_once(('avg', c), lambda: {k: self._average_reward(k, c) for k in ('optimal', 'worst', 'random')})
 
 @patch(as_prop=True)
 def optimal_average_reward(self:BaseMDP)->float: return self.get_average_rewards()['optimal']
@@ -126,7 +126,7 @@ def worst_average_reward(self:BaseMDP)->float: return self.get_average_rewards()
 @patch(as_prop=True)
 def random_average_reward(self:BaseMDP)->float: return self.get_average_rewards()['random']
 
-# %% ../../nbs/02a_mdp.values.ipynb #6a3ff31a
+# %% ../../nbs/02a_mdp.values.ipynb #fd060fbf
 @patch(as_prop=True)
 def optimal_expected_return(self:BaseMDP)->float:
     "Expected return of an episode under the optimal policy (episodic MDPs)."

@@ -5,28 +5,23 @@
 # %% auto #0
 __all__ = ['PSRL_EPISODIC_FNS', 'PSRLEpisodic']
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #606691e9
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #c557edc5
 import numpy as np
 import gin
 from ....config import kernel
 from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, dirichlet_sample_row, init_counts, count_update,
+                                           dirichlet_prior, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #7f17a5b8
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #d7a9f026
 @kernel
 def _psrl_sample_and_plan(state):
     nig, N, Nsa, supp, nsupp, Q, Ts, Rs, V, Qm, Vm, prm, flag = state
-    S, A, H, c = Rs.shape[0], Rs.shape[1], Q.shape[0] - 1, prm[0]
-    row = np.empty(S)
-    for s in range(S):
-        for a in range(A):
-            for j in range(S): row[j] = N[s, a, j] + c
-            dirichlet_sample_row(row, Ts[s, a])
+    posterior_transitions_sample(N, supp, nsupp, prm[0], Ts)
     nig_sample(nig, Rs)
-    backward_induction_dense(Ts, Rs, H, Q, V)
+    backward_induction_dense(Ts, Rs, Q.shape[0] - 1, Q, V)
 
 @kernel
 def _psrl_before_start(state, s0): _psrl_sample_and_plan(state)
@@ -57,7 +52,7 @@ def _psrl_policy(state, pi):
 PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
                                   _psrl_episode_end_update, _psrl_policy)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #c7965062
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #6cd11b77
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class PSRLEpisodic(KernelAgent):
     "Posterior sampling for episodic MDPs (Osband et al., 2013)."

@@ -5,16 +5,17 @@
 # %% auto #0
 __all__ = ['PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #3fce7277
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #55869c38
 import numpy as np
 import gin
 from ....config import kernel, is_reference_compatible
 from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, dirichlet_sample_row, init_counts, count_update, mean_discounted_vi, _mp_stop)
+                                           dirichlet_prior, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
+                                           mean_discounted_vi, evaluate_policy_rows, _mp_stop)
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f9e4ada8
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e4daad2b
 def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
                    psi_weight:float, omega_weight:float, kappa_weight:float, eta_weight:float, p:float, max_psi:int):
     "`(psi, omega, kappa, eta)` of Agrawal and Jia's optimistic PSRL as Colosseum sets them."
@@ -23,10 +24,42 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
     eta = max(5.0, min(10.0 * S, eta_weight * (np.sqrt(T * S / A) + 12 * omega * S ** 4)))
     return psi, omega, kappa, eta
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #71aa2309
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c0c5863a
 @kernel
-def _psrlc_solve(state, max_iter, n_eval=20):
-    "Warm-started modified policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
+def _psrlc_policy_rows(state, pa, pj):
+    "Compact rows `(rp, cols, probs, r, dg)` of the chain of the extended policy `(pa, pj)` (see `evaluate_policy_rows`)."
+    nig, N, Nsa, supp, nsupp, nu, slot, P, pm, mass, zs, Rt, V, Q, Vp, Qp, prm, iflag = state
+    S, A, psi = Nsa.shape[0], Nsa.shape[1], P.shape[1]
+    gamma, ref = prm[4], prm[7] > 0
+    cap = 0
+    for s in range(S): cap += nsupp[s, pa[s]] + 1 if slot[s, pa[s]] < 0 else S
+    rp, cols, probs, rr, dg = np.empty(S + 1, np.int64), np.empty(cap, np.int64), np.empty(cap), np.empty(S), np.empty(S)
+    n = 0
+    for s in range(S):
+        a, j = pa[s], pj[s]
+        sl = slot[s, a]
+        rr[s] = Rt[s, (a * psi + j) % A] if ref else Rt[s, a]
+        rp[s], d = n, 0.0
+        if sl < 0:
+            for kk in range(nsupp[s, a]):
+                i, p = supp[s, a, kk], pm[s, a, kk]
+                if i == s: d += p
+                elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
+            i, p = zs[s, a, j], mass[s, a]
+            if i == s: d += p
+            elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
+        else:
+            for i in range(S):
+                p = P[sl, j, i]
+                if i == s: d += p
+                elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
+        dg[s] = 1.0 - gamma * d
+    rp[S] = n
+    return rp, cols, probs, rr, dg
+
+@kernel
+def _psrlc_solve(state, max_iter, max_sweeps=100_000):
+    "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
     nig, N, Nsa, supp, nsupp, nu, slot, P, pm, mass, zs, Rt, V, Q, Vp, Qp, prm, iflag = state
     S, A, psi = Nsa.shape[0], Nsa.shape[1], P.shape[1]
     gamma, tol, ref = prm[4], prm[6], prm[7] > 0
@@ -47,9 +80,11 @@ def _psrlc_solve(state, max_iter, n_eval=20):
                             q = Rt[s, (a * psi + j) % A] + gamma * (base + m * V[zs[s, a, j]])
                             if q > qa: qa, ja = q, j
                     else:
-                        for j in range(psi):
-                            if V[zs[s, a, j]] > V[zs[s, a, ja]]: ja = j
-                        qa = Rt[s, a] + gamma * (base + m * V[zs[s, a, ja]])
+                        vz = V[zs[s, a, 0]]
+                        for j in range(1, psi):
+                            v = V[zs[s, a, j]]
+                            if v > vz: vz, ja = v, j
+                        qa = Rt[s, a] + gamma * (base + m * vz)
                 else:
                     for j in range(psi):
                         ev = 0.0
@@ -62,17 +97,8 @@ def _psrlc_solve(state, max_iter, n_eval=20):
             lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
-        for e in range(n_eval):
-            for s in range(S):
-                a, j, sl = pa[s], pj[s], slot[s, pa[s]]
-                r = Rt[s, (a * psi + j) % A] if ref else Rt[s, a]
-                ev = 0.0
-                if sl < 0:
-                    for kk in range(nsupp[s, a]): ev += pm[s, a, kk] * V[supp[s, a, kk]]
-                    ev += mass[s, a] * V[zs[s, a, j]]
-                else:
-                    for i in range(S): ev += P[sl, j, i] * V[i]
-                V[s] = r + gamma * ev
+        rp, cols, probs, rr, dg = _psrlc_policy_rows(state, pa, pj)
+        evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
     return -max_iter
 
 @kernel
@@ -86,10 +112,10 @@ def _psrlc_sample(state):
     if trunc:
         for s in range(S):
             for a in range(A): Rt[s, a] = min(Rt[s, a], r_max)
-    zsh = np.empty(psi, np.int64)
-    if ref:
-        for j in range(psi): zsh[j] = np.random.randint(S)
-    row = np.empty(S)
+    st = rng_from_numba()
+    zsh = np.empty(psi if ref else 0, np.int64)
+    for j in range(zsh.shape[0]): zsh[j], st = rng_integer(st, S)
+    b, k = (omega, kappa) if (opt and not ref) else (c, 1.0)
     for s in range(S):
         for a in range(A):
             n = Nsa[s, a]
@@ -103,13 +129,15 @@ def _psrlc_sample(state):
                         d = min(np.sqrt(3.0 * ph * l4 / den) + 3.0 * l4 / den, ph)
                         pm[s, a, kk] = ph - d; tot += ph - d
                     mass[s, a] = 1.0 - tot
-                for j in range(psi): zs[s, a, j] = zsh[j] if ref else np.random.randint(S)
+                if ref:
+                    for j in range(psi): zs[s, a, j] = zsh[j]
+                else:
+                    for j in range(psi): zs[s, a, j], st = rng_integer(st, S)
             else:
                 if slot[s, a] < 0:
                     slot[s, a] = iflag[2]; iflag[2] += 1
                 sl = slot[s, a]
-                for i in range(S): row[i] = (N[s, a, i] + omega) / kappa if (opt and not ref) else N[s, a, i] + c
-                for j in range(psi): dirichlet_sample_row(row, P[sl, j])
+                for j in range(psi): st = dirichlet_counts_row(st, N, supp, nsupp, s, a, b, k, P[sl, j])
 
 @kernel
 def _psrlc_plan(state):
@@ -154,7 +182,7 @@ def _psrlc_policy(state, pi):
 PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_step_update, _psrlc_is_episode_end,
                                     _psrlc_episode_end_update, _psrlc_policy)
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #588135d0
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #3ed96587
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3
 
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')

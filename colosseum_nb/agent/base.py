@@ -6,7 +6,7 @@
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'check_number', 'check_choice', 'check_int', 'BaseAgent', 'cached_gin_values',
            'no_before_start', 'no_episode_end_update', 'terminal_is_episode_end', 'KernelAgent', 'run_agent']
 
-# %% ../../nbs/05_agent.base.ipynb #37e8e256
+# %% ../../nbs/05_agent.base.ipynb #9f530540
 import abc, numbers, re, ast
 import numba
 from pathlib import Path
@@ -15,10 +15,10 @@ import numpy as np
 from fastcore.basics import patch
 import colosseum_nb
 from ..config import kernel, is_reference_compatible, KERNEL_FLAGS
-from ..mdp.base import TimeStep, StepType
+from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot
 
-# %% ../../nbs/05_agent.base.ipynb #54918734
+# %% ../../nbs/05_agent.base.ipynb #f006f842
 def check_number(name:str, # parameter name, for the message
                  value, # the value to check
                  low=None, # lower bound (`None`: unbounded)
@@ -54,7 +54,7 @@ def check_int(name:str, value, low:int=0)->int:
         raise ValueError(f"{name}={value!r}: must be an integer >= {low}")
     return int(value)
 
-# %% ../../nbs/05_agent.base.ipynb #6b857483
+# %% ../../nbs/05_agent.base.ipynb #fd374950
 class BaseAgent(abc.ABC):
     "Base class of tabular agents (Colosseum's Python protocol); subclass it and implement `select_action`, `step_update`, `current_optimal_stochastic_policy` and `is_episodic`."
     search_space = {}       # hyperparameter name -> (low, high) of a uniform search range
@@ -107,7 +107,7 @@ class BaseAgent(abc.ABC):
 
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.hyperparameters.items())})"
 
-# %% ../../nbs/05_agent.base.ipynb #cdcfa6f1
+# %% ../../nbs/05_agent.base.ipynb #3872b96a
 @patch(cls_method=True)
 def get_hyperparameters_search_space(cls:BaseAgent)->dict:
     "Hyperparameter name -> (low, high) of the uniform search range."
@@ -163,7 +163,7 @@ def produce_gin_file_from_parameters(cls:BaseAgent, parameters:dict, # a configu
     lines = cls._gin_lines(parameters)
     return '\n'.join(l if l.startswith(('from ', 'import ')) else f"prms_{index}/{l}" for l in lines)
 
-# %% ../../nbs/05_agent.base.ipynb #c81debdf
+# %% ../../nbs/05_agent.base.ipynb #31099ce5
 def cached_gin_values(agent_name:str # an agent class name, e.g. 'QLearningEpisodic'
                      )->dict:
     "The bindings of `benchmark_data/cached_hyperparameters/<agent_name>.gin` (references to gin constants kept as text)."
@@ -178,13 +178,13 @@ def cached_gin_values(agent_name:str # an agent class name, e.g. 'QLearningEpiso
         except (ValueError, SyntaxError): out[k] = v
     return out
 
-# %% ../../nbs/05_agent.base.ipynb #8cc4dc97
+# %% ../../nbs/05_agent.base.ipynb #9d9f63c6
 NumbaAgentFns = namedtuple('NumbaAgentFns', 'before_start select step_update is_episode_end episode_end_update policy')
 NumbaAgentFns.__doc__ = "The numba kernels of an agent (see the table above)."
 NumbaAgent = namedtuple('NumbaAgent', 'fns state')
 NumbaAgent.__doc__ = "An agent for the compiled loop: its kernels `fns` and its data `state` (a tuple of numpy arrays)."
 
-# %% ../../nbs/05_agent.base.ipynb #a7cf84c3
+# %% ../../nbs/05_agent.base.ipynb #50d2cf3c
 @kernel
 def no_before_start(state, s0):
     "A `before_start` kernel that does nothing."
@@ -198,7 +198,7 @@ def terminal_is_episode_end(state, s, a, sp, h, terminal):
     "The default `is_episode_end` kernel: the episode ended."
     return terminal
 
-# %% ../../nbs/05_agent.base.ipynb #1c6dd700
+# %% ../../nbs/05_agent.base.ipynb #770535f4
 class KernelAgent(BaseAgent):
     "A `BaseAgent` whose Python protocol wraps the numba kernels of `self.numba_agent` (a `NumbaAgent`)."
     numba_agent = None
@@ -233,41 +233,22 @@ class KernelAgent(BaseAgent):
         na.fns.policy(na.state, pi)
         return pi
 
-# %% ../../nbs/05_agent.base.ipynb #3d5cc0da
-@kernel
-def _draw(p, lo, hi):
-    "Index in [lo, hi) drawn with probabilities p[lo:hi]."
-    u, acc = np.random.random(), 0.0
-    for k in range(lo, hi - 1):
-        acc += p[k]
-        if u < acc: return k
-    return hi - 1
-
-@kernel
-def _env_reset(starts, sprobs): return starts[_draw(sprobs, 0, sprobs.shape[0])]
-
-@kernel
-def _env_step(ptr, nxt, prob, kind, rprm, lo, hi, A, s, a):
-    "Sample the next state and the reward of (s, a)."
-    k = _draw(prob, ptr[s * A + a], ptr[s * A + a + 1])
-    x = rprm[k, 0] if kind[k] == 0 else np.random.beta(rprm[k, 0], rprm[k, 1])
-    return nxt[k], lo + x * (hi - lo)
-
+# %% ../../nbs/05_agent.base.ipynb #f2a632f1
 @numba.njit(**{**KERNEL_FLAGS, 'cache': False})   # numba cannot cache functions taking other functions as arguments
 def _run_numba(fns, state, ptr, nxt, prob, kind, rprm, lo, hi, A, starts, sprobs, H, T, S_out, A_out, R_out, policy_every, pi):
-    s = _env_reset(starts, sprobs)
+    s = _sample_start(starts, sprobs)
     fns.before_start(state, s)
     h = 0
     for t in range(T):
         if policy_every > 0 and t > 0 and t % policy_every == 0: fns.policy(state, pi)
         a = fns.select(state, s, h if H > 0 else t)
-        sp, r = _env_step(ptr, nxt, prob, kind, rprm, lo, hi, A, s, a)
+        sp, r = _sample_step(ptr, nxt, prob, kind, rprm, lo, hi, A, s, a)
         terminal = H > 0 and h + 1 == H
         fns.step_update(state, s, a, r, sp, h if H > 0 else t, terminal)
         if fns.is_episode_end(state, s, a, sp, h if H > 0 else t, terminal): fns.episode_end_update(state)
         S_out[t], A_out[t], R_out[t] = s, a, r
         s, h = sp, h + 1
-        if terminal: s, h = _env_reset(starts, sprobs), 0
+        if terminal: s, h = _sample_start(starts, sprobs), 0
 
 def _mdp_arrays(mdp):
     sp = mdp.sparse
@@ -291,18 +272,18 @@ def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
         pi = np.zeros((H, mdp.n_states, A) if H else (mdp.n_states, A))
         _run_numba(na.fns, na.state, *arrs, H, T, S_out, A_out, R_out, int(policy_every), pi)
         return S_out, A_out, R_out
-    ts = TimeStep(StepType.FIRST, None, None, int(_env_reset(starts, sprobs)))
+    ts = TimeStep(StepType.FIRST, None, None, int(_sample_start(starts, sprobs)))
     agent.before_start_interacting(ts); h = 0
     for t in range(T):
         if policy_every > 0 and t > 0 and t % policy_every == 0: agent.current_optimal_stochastic_policy
         th = h if H else t
         a = agent.select_action(ts, th)
-        sp, r = _env_step(ptr, nxt, prob, kind, rprm, lo, hi, A, ts.observation, a)
+        sp, r = _sample_step(ptr, nxt, prob, kind, rprm, lo, hi, A, ts.observation, a)
         last = bool(H) and h + 1 == H
         ts_next = TimeStep(StepType.LAST if last else StepType.MID, r, 1.0, -1 if last else int(sp))
         agent.step_update(ts, a, ts_next, th)
         if agent.is_episode_end(ts, a, ts_next, th): agent.episode_end_update()
         S_out[t], A_out[t], R_out[t] = ts.observation, a, r
         ts, h = ts_next, h + 1
-        if last: ts, h = TimeStep(StepType.FIRST, None, None, int(_env_reset(starts, sprobs))), 0
+        if last: ts, h = TimeStep(StepType.FIRST, None, None, int(_sample_start(starts, sprobs))), 0
     return S_out, A_out, R_out

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['AGENT_INDICATORS', 'BASELINE_INDICATORS', 'LOG_COLUMNS', 'mdp_baselines', 'MDPLoop']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #b77338ca
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #393f9093
 import time, math
 from collections import namedtuple
 import numpy as np
@@ -13,37 +13,15 @@ import pandas as pd
 import numba
 from fastcore.basics import patch
 from ..config import kernel, KERNEL_FLAGS
-from ..mdp.base import TimeStep, StepType
+from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
 from ..utils import seed_numba
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6f2d840c
-@kernel
-def _draw(p, lo, hi):
-    "Index in `[lo, hi)` drawn with probabilities `p[lo:hi]` (one uniform number, always drawn)."
-    u, c = np.random.random(), 0.0
-    for k in range(lo, hi - 1):
-        c += p[k]
-        if u < c: return k
-    return hi - 1
-
-@kernel
-def _sample_start(starts, sprobs):
-    "Draw a starting state from `starts` with probabilities `sprobs`."
-    return starts[_draw(sprobs, 0, sprobs.shape[0])]
-
-@kernel
-def _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a):
-    "Draw the next state and the reward of action `a` in state `s` from the CSR form."
-    k = _draw(prob, ptr[s * A + a], ptr[s * A + a + 1])
-    x = rprm[k, 0] if rkind[k] == 0 else np.random.beta(rprm[k, 0], rprm[k, 1])
-    return nxt[k], lo + x * (hi - lo)
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #047e9ff1
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #1f89f99e
 _TOL, _MAX_ITER = 1e-12, 100_000
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #8bb5b375
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d49e1afd
 _CACHE_K = 8
 
 @kernel
@@ -97,7 +75,7 @@ def _episodic_regret(ws, pi, changed, s_cur, s0):
     for s in range(mu.shape[0]): er += mu[s] * V0[s]
     return gap / H, gap / den if den > 0 else 0.0, er / H
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ddeedcb0
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #5a3d20fc
 def mdp_baselines(mdp # the MDP of the run
                  )->tuple:
     "`(o, w, rd, V*[0], V_w[0])`: optimal, worst and random per-step rewards, and first-stage values (episodic)."
@@ -106,7 +84,7 @@ def mdp_baselines(mdp # the MDP of the run
     if not mdp.is_episodic(): return (o, w, rd, None, None)
     return (o, w, rd, np.asarray(mdp.optimal_value_functions[1][0], float), np.asarray(mdp.worst_value_functions[1][0], float))
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fd923a71
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fde66110
 AGENT_INDICATORS = ('cumulative_expected_reward', 'cumulative_regret', 'cumulative_reward', 'normalized_cumulative_expected_reward',
                     'normalized_cumulative_regret', 'normalized_cumulative_reward', 'steps_per_second')
 BASELINE_INDICATORS = ('optimal_cumulative_expected_reward', 'optimal_normalized_cumulative_expected_reward',
@@ -136,7 +114,7 @@ def _log_rows(raw, o, w, rd)->list:
     "The log rows of a run from its raw accumulator array (one row per log)."
     return [_row(r, o, w, rd) for r in raw]
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #239781d6
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #144b5706
 _loop_kernel = numba.njit(**{**KERNEL_FLAGS, 'cache': False, 'nogil': False})
 
 @_loop_kernel
@@ -198,7 +176,7 @@ def _numba_loop(fns, st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H,
     out[0] = last_training; out[1] = stopped_optimal
     return nrow + 1
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #debf51cb
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #4f0280b8
 def _python_loop(agent, m, T, log_every, max_time, seed, regret_fn, rws, pi_shape, raw, opt_tol, t_start, check_every):
     "One whole run of a Python-protocol agent; same semantics as `_numba_loop`."
     seed_numba(seed)
@@ -247,7 +225,7 @@ def _agent_policy(agent, shape):
     if pi.shape != tuple(shape): raise ValueError(f"current_optimal_stochastic_policy has shape {pi.shape}; expected {tuple(shape)}")
     return np.ascontiguousarray(pi)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ab227c26
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #f512c30b
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
@@ -274,7 +252,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #f02b0d33
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #db1eae5a
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -307,7 +285,7 @@ def _mdp_arrays(self:MDPLoop):
     return (sp.ptr, sp.nxt, sp.prob, mdp.reward_kind, mdp.reward_params, float(lo), float(hi),
             np.asarray(mdp.starting_states, np.int64), np.asarray(mdp.starting_probs, np.float64), int(mdp.H) if mdp.is_episodic() else 0)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #26cd9e91
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #63fc4b36
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)

@@ -6,14 +6,15 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #d4b23117
+# %% ../../nbs/01_mdp.base.ipynb #9bfd65e4
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
+from ..config import kernel
 
-# %% ../../nbs/01_mdp.base.ipynb #5d7bf3f5
+# %% ../../nbs/01_mdp.base.ipynb #0e46ab0c
 class RewardDist(namedtuple('RewardDist', 'kind a b')):
     "A reward distribution: `kind` is 'deterministic' (point mass at `a`) or 'beta' (Beta(`a`, `b`))."
     @property
@@ -34,7 +35,7 @@ def beta(a:float, # first shape parameter
     "A Beta(`a`, `b`) reward."
     return RewardDist('beta', float(a), float(b))
 
-# %% ../../nbs/01_mdp.base.ipynb #6fa79918
+# %% ../../nbs/01_mdp.base.ipynb #3b586c55
 def _bad(name, value, why): return ValueError(f"{name}={value!r}: {why}")
 
 def _check_dist(d, name):
@@ -57,7 +58,7 @@ def as_dist(x, # a `RewardDist`, a number, or a pair `(name, args)` with name 'd
         raise _bad(name, x, "supported distributions are ('deterministic', (c,)) and ('beta', (a, b))")
     raise _bad(name, x, "expected a RewardDist, a number or a pair (name, args)")
 
-# %% ../../nbs/01_mdp.base.ipynb #8f8c6b16
+# %% ../../nbs/01_mdp.base.ipynb #09ebcf37
 class StepType(IntEnum):
     "Position of a time step in an episode."
     FIRST = 0; MID = 1; LAST = 2
@@ -68,7 +69,7 @@ class TimeStep(namedtuple('TimeStep', 'step_type reward discount observation')):
     def mid(self): return self.step_type == StepType.MID
     def last(self): return self.step_type == StepType.LAST
 
-# %% ../../nbs/01_mdp.base.ipynb #9c400984
+# %% ../../nbs/01_mdp.base.ipynb #d9ca2884
 class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     "Sparse successor form of an MDP: CSR rows `s * A + a` of next states and probabilities, and mean rewards `R` (S, A)."
     @property
@@ -76,7 +77,7 @@ class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     @property
     def n_actions(self): return self.R.shape[1]
 
-# %% ../../nbs/01_mdp.base.ipynb #1ba2f80f
+# %% ../../nbs/01_mdp.base.ipynb #75252461
 def _check_prob_param(name, v):
     "Validate `p_lazy`/`p_rand`: None, 0 (= None) or strictly between 0 and 0.9999."
     if v is None: return None
@@ -110,7 +111,7 @@ def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
     if not optimal - 0.1 > sub_optimal:
         raise _bad('sub_optimal_mean_reward', sub_optimal, f"must be below optimal_mean_reward - 0.1 = {optimal - 0.1:g}")
 
-# %% ../../nbs/01_mdp.base.ipynb #f187ab45
+# %% ../../nbs/01_mdp.base.ipynb #824ee243
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -143,7 +144,7 @@ class BaseMDP:
         self._after_build()
         self._finalise()
 
-# %% ../../nbs/01_mdp.base.ipynb #db10cf6e
+# %% ../../nbs/01_mdp.base.ipynb #67c7ea12
 @patch(cls_method=True)
 def _valid_names(cls:BaseMDP):
     "All constructor parameter names of the class."
@@ -185,7 +186,7 @@ def _minimal_H(self:BaseMDP):
     starts = [self.node_to_index[n] for n in self._possible_starting_nodes() if n in self.node_to_index]
     return 1 + max(_eccentricity(succ, s) for s in starts)
 
-# %% ../../nbs/01_mdp.base.ipynb #3a21c6cb
+# %% ../../nbs/01_mdp.base.ipynb #d9e30fa3
 @patch
 def _resolve_distributions(self:BaseMDP):
     "The family's reward distributions after Colosseum's all-or-nothing rule and the determinism check."
@@ -198,7 +199,7 @@ def _resolve_distributions(self:BaseMDP):
             raise _bad(n, v if (v := given[n]) is not None else d, f"make_reward_stochastic={self.make_reward_stochastic} requires {want} distribution")
     return dists
 
-# %% ../../nbs/01_mdp.base.ipynb #e8b9a6da
+# %% ../../nbs/01_mdp.base.ipynb #d0a8b50c
 @patch
 def _entries(self:BaseMDP, s, a):
     "Ordered `(s', p)` list of family action `a` in node `s`, with `p_lazy` and `p_rand`."
@@ -215,7 +216,7 @@ def _entries(self:BaseMDP, s, a):
             if a2 != a: out.extend((sp, lq * rho * p / A) for sp, p in self._next(s, a2))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #0eb69023
+# %% ../../nbs/01_mdp.base.ipynb #27a0d906
 @patch
 def _sigma(self:BaseMDP, s):
     "Action permutation of node `s`, drawn on first use (identity without `randomize_actions`)."
@@ -255,7 +256,7 @@ def _construct(self:BaseMDP, starts):
             try: stack.append(self._expand(next(stack[-1])))
             except StopIteration: stack.pop()
 
-# %% ../../nbs/01_mdp.base.ipynb #e8c664d9
+# %% ../../nbs/01_mdp.base.ipynb #8e29df13
 @patch
 def _build(self:BaseMDP):
     "Build states, sparse transitions, rewards and the starting distribution."
@@ -296,7 +297,7 @@ def _to_sparse(self:BaseMDP):
     self.reward_kind = np.array([0 if d.is_deterministic else 1 for d in rdist], np.int8)
     self.reward_params = np.array([(d.a, d.b) for d in rdist], np.float64).reshape(-1, 2)
 
-# %% ../../nbs/01_mdp.base.ipynb #c9f3e59d
+# %% ../../nbs/01_mdp.base.ipynb #c269cb40
 @patch(as_prop=True)
 def n_states(self:BaseMDP)->int: return len(self.nodes)
 
@@ -325,7 +326,7 @@ def starting_states_and_probs(self:BaseMDP):
     "Starting state indices and their probabilities, in sampler order."
     return list(zip(self.starting_states.tolist(), self.starting_probs.tolist()))
 
-# %% ../../nbs/01_mdp.base.ipynb #32ea8fc1
+# %% ../../nbs/01_mdp.base.ipynb #18c0bfe9
 class ContinuousMDP(BaseMDP):
     "An infinite-horizon MDP: one never-ending trajectory."
 
@@ -342,7 +343,7 @@ class EpisodicMDP(BaseMDP):
         m = self._minimal_H()
         self.H = m if self._requested_H is None else max(m, self._requested_H)
 
-# %% ../../nbs/01_mdp.base.ipynb #c6992c92
+# %% ../../nbs/01_mdp.base.ipynb #a9ab8bad
 @patch
 def reset(self:BaseMDP)->TimeStep:
     "Start a new trajectory (episode) from `s0 ~ mu`."
@@ -369,7 +370,7 @@ def step(self:BaseMDP, action:int # agent action in 0..n_actions-1
     last = self.is_episodic() and self.h == self.H
     return TimeStep(StepType.LAST if last else StepType.MID, float(reward), 1.0, -1 if last else self.cur)
 
-# %% ../../nbs/01_mdp.base.ipynb #09132fa7
+# %% ../../nbs/01_mdp.base.ipynb #6f4e2974
 _COMMON = ('seed', 'randomize_actions', 'p_lazy', 'p_rand', 'rewards_range', 'make_reward_stochastic', 'reward_variance_multiplier')
 
 @patch(as_prop=True)
@@ -408,7 +409,7 @@ def get_gin_config(self:BaseMDP, index:int # the gin scope is `prms_{index}`
     cls = type(self).__name__
     return '\n'.join(f"prms_{index}/{cls}.{k} = {_gin_value(v)}" for k, v in self.parameters.items() if k != 'seed' and v is not None)
 
-# %% ../../nbs/01_mdp.base.ipynb #8f579202
+# %% ../../nbs/01_mdp.base.ipynb #b6327faa
 def round_nested(x, nd:int=4 # decimals
                 ):
     "Round every float in a nested structure of dicts, tuples and lists to `nd` decimals."
@@ -435,7 +436,7 @@ def sample_mdp_parameters(cls:BaseMDP, n:int, # number of parameter sets
         out.append(round_nested(d))
     return out
 
-# %% ../../nbs/01_mdp.base.ipynb #4dfd1836
+# %% ../../nbs/01_mdp.base.ipynb #e5989bf8
 @patch
 def render(self:BaseMDP, state:int=None # state index to draw (default: current or first starting state)
           )->str:
@@ -451,3 +452,25 @@ def _render(self:BaseMDP, node): return repr(node)
 def __repr__(self:BaseMDP):
     kind = f"H={self.H}" if self.is_episodic() else "continuous"
     return f"{type(self).__name__}(S={self.n_states}, A={self.n_actions}, {kind}, seed={self.seed})"
+
+# %% ../../nbs/01_mdp.base.ipynb #eec9da1a
+@kernel
+def _draw(p, lo, hi):
+    "Index in `[lo, hi)` drawn with probabilities `p[lo:hi]` (one uniform number, always drawn)."
+    u, c = np.random.random(), 0.0
+    for k in range(lo, hi - 1):
+        c += p[k]
+        if u < c: return k
+    return hi - 1
+
+@kernel
+def _sample_start(starts, sprobs):
+    "Draw a starting state from `starts` with probabilities `sprobs`."
+    return starts[_draw(sprobs, 0, sprobs.shape[0])]
+
+@kernel
+def _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a):
+    "Draw the next state and the reward of action `a` in state `s` from the CSR form."
+    k = _draw(prob, ptr[s * A + a], ptr[s * A + a + 1])
+    x = rprm[k, 0] if rkind[k] == 0 else np.random.beta(rprm[k, 0], rprm[k, 1])
+    return nxt[k], lo + x * (hi - lo)

@@ -61,7 +61,7 @@ def strongly_connected_components(gptr, # int (n+1,) CSR row pointers of a direc
     if len(gadj) and (gadj.min() < 0 or gadj.max() >= n): raise ValueError(f"gadj: nodes must lie in 0..{n - 1}")
     return _scc(gptr, gadj)
 
-# %% ../nbs/04_hardness.ipynb #71edead4
+# %% ../nbs/04_hardness.ipynb #e8d5ab92
 class MDPCommunicationClass(IntEnum):
     "Colosseum's communication classes."
     ERGODIC = 0; COMMUNICATING = 1; WEAKLY_COMMUNICATING = 2
@@ -124,10 +124,12 @@ def communication_class(mdp:BaseMDP # any MDP of the package
     "Colosseum's communication class of an MDP, computed on its plain transition matrix."
     return communication_class_of(*_arrays(mdp), mdp.n_states, mdp.n_actions)
 
-@patch(as_prop=True)
-def communication_class(self:BaseMDP)->MDPCommunicationClass:
+def _communication_class_property(self:BaseMDP)->MDPCommunicationClass:
     "Colosseum's communication class (ERGODIC, COMMUNICATING or WEAKLY_COMMUNICATING)."
     return self._computed_once(('communication_class',), lambda: communication_class(self))  # kept on the instance (`colosseum_nb.mdp.values`)
+
+# attached without `@patch`, which would rebind the module's `communication_class` to whatever the decorator returns
+BaseMDP.communication_class = property(_communication_class_property)
 
 # %% ../nbs/04_hardness.ipynb #0439ce72
 @kernel
@@ -709,7 +711,7 @@ def measures_of_hardness(mdp:BaseMDP, # any MDP of the package
     return dict(diameter=diameter(mdp, reference_compatible), value_norm=value_norm(mdp, reference_compatible),
                 suboptimal_gaps=suboptimal_gaps(mdp, reference_compatible))
 
-# %% ../nbs/04_hardness.ipynb #293af1e4
+# %% ../nbs/04_hardness.ipynb #eff00d4e
 @patch
 def get_diameter(self:BaseMDP, reference_compatible:bool=None # override the package-wide mode
                 )->float:
@@ -734,13 +736,11 @@ def get_measures_of_hardness(self:BaseMDP, reference_compatible:bool=None # over
     "The three hardness measures in the given mode."
     return measures_of_hardness(self, reference_compatible)
 
-@patch(as_prop=True)
-def diameter(self:BaseMDP)->float:
+def _diameter_property(self:BaseMDP)->float:
     "Diameter (package-wide mode)."
     return diameter(self)
 
-@patch(as_prop=True)
-def value_norm(self:BaseMDP)->float:
+def _value_norm_property(self:BaseMDP)->float:
     "Environmental value norm (package-wide mode)."
     return value_norm(self)
 
@@ -754,7 +754,10 @@ def sum_reciprocals_suboptimality_gaps(self:BaseMDP)->float:
     "Sum of the reciprocals of the sub-optimality gaps (package-wide mode)."
     return suboptimal_gaps(self)
 
-@patch(as_prop=True)
-def measures_of_hardness(self:BaseMDP)->dict:
+def _measures_of_hardness_property(self:BaseMDP)->dict:
     "The three hardness measures (package-wide mode)."
     return measures_of_hardness(self)
+
+# properties named like the module's functions are attached without `@patch`, so the functions keep their names
+BaseMDP.diameter, BaseMDP.value_norm = property(_diameter_property), property(_value_norm_property)
+BaseMDP.measures_of_hardness = property(_measures_of_hardness_property)

@@ -10,7 +10,7 @@ practical:
 Percent text: a line `# %%` starts a code cell, `# %% [markdown]` a markdown cell whose lines
 carry a leading `# `.
 """
-import json, sys, os
+import json, sys, os, hashlib
 from pathlib import Path
 
 def _md(lines): return [l[2:] if l.startswith('# ') else l[1:] if l.startswith('#') else l for l in lines]
@@ -35,14 +35,30 @@ def _src(s):
     ls = s.split('\n')
     return [l + '\n' for l in ls[:-1]] + [ls[-1]] if s else []
 
-def cells2nb(cells):
-    nb_cells = []
+def _ids(cells, old):
+    "Cell ids: an unchanged cell keeps its id in `old` (the notebook being replaced); others get one from their content."
+    known = {}
+    for c in (old or {}).get('cells', []):
+        if 'id' in c: known.setdefault((c['cell_type'], ''.join(c['source'])), []).append(c['id'])
+    used, out = set(), []
     for k, s in cells:
-        c = dict(cell_type=k, metadata={}, source=_src(s))
-        if k == 'code': c.update(execution_count=None, outputs=[])
+        i = next((i for i in known.get((k, s), []) if i not in used), None)
+        n = 0
+        while i is None or i in used:
+            i = hashlib.sha1(f'{k}{n}{s}'.encode()).hexdigest()[:8]; n += 1
+        used.add(i); out.append(i)
+    return out
+
+def cells2nb(cells, old=None):
+    "A notebook of `cells`, keeping the ids (and outputs) of cells unchanged from `old`."
+    outputs = {c.get('id'): c.get('outputs', []) for c in (old or {}).get('cells', []) if c['cell_type'] == 'code'}
+    nb_cells = []
+    for (k, s), i in zip(cells, _ids(cells, old)):
+        c = dict(cell_type=k, id=i, metadata={}, source=_src(s))
+        if k == 'code': c.update(execution_count=None, outputs=outputs.get(i, []))
         nb_cells.append(c)
     return dict(cells=nb_cells, metadata=dict(kernelspec=dict(display_name='python3', language='python', name='python3')),
-                nbformat=4, nbformat_minor=4)
+                nbformat=4, nbformat_minor=5)
 
 def nb2py(nb):
     parts = []
@@ -71,7 +87,9 @@ if __name__ == '__main__':
     cmd, *args = sys.argv[1:]
     if cmd == 'to-py': sys.stdout.write(nb2py(json.loads(Path(args[0]).read_text())))
     elif cmd == 'to-nb':
-        Path(args[1]).write_text(json.dumps(cells2nb(py2cells(Path(args[0]).read_text())), indent=1) + '\n')
+        target = Path(args[1])
+        old = json.loads(target.read_text()) if target.exists() else None
+        target.write_text(json.dumps(cells2nb(py2cells(Path(args[0]).read_text()), old), indent=1) + '\n')
     elif cmd == 'run':
         for p in args: run_nb(p); print('ran', p)
     else: raise SystemExit(f'unknown command {cmd!r}')

@@ -141,7 +141,7 @@ def _child_seed(ss:np.random.SeedSequence, *keys)->int:
     "A 32-bit seed from the descendant `keys` of `ss` (independent of how many siblings exist)."
     return int(np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(keys)).generate_state(1)[0])
 
-# %% ../nbs/11_manager.ipynb #59a27ba6
+# %% ../nbs/11_manager.ipynb #afcbbea2
 _NORMALISED_REWARD = tuple(c for c in LOG_COLUMNS if 'normalized' in c and c.endswith('reward'))
 _CUMULATIVE = tuple(c for c in LOG_COLUMNS if c not in ('steps', 'steps_per_second'))
 
@@ -151,10 +151,10 @@ def continue_logs(logs:pd.DataFrame, # the logs of a `MDPLoop` run
                  )->pd.DataFrame:
     "`logs` shifted to continue `previous`: steps and every cumulative indicator go on from its last row."
     if previous is None or len(previous) == 0: return logs.copy()
-    last, out = previous.iloc[-1], logs.copy()
-    out['steps'] = logs['steps'] + int(last['steps']) + 1
-    for c in _CUMULATIVE:
-        out[c] = (logs[c] + last[c] - (w / (o - w) if c in _NORMALISED_REWARD else 0.0)).round(5)
+    cols, out = list(_CUMULATIVE), logs.copy()
+    shift = previous[cols].iloc[-1].to_numpy(float) - np.array([w / (o - w) if c in _NORMALISED_REWARD else 0.0 for c in cols])
+    out['steps'] = logs['steps'] + int(previous['steps'].iloc[-1]) + 1
+    out[cols] = np.round(logs[cols].to_numpy(float) + shift, 5)
     return out
 
 # %% ../nbs/11_manager.ipynb #621a8b1b

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #9837b3e8
+# %% ../nbs/11_manager.ipynb #0f26b050
 import os, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime, shutil
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -19,6 +19,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .utils import make_mdp_spec, MDPSpec
+from .mdp.base import RewardDist, BaseMDP
 from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS
 from .experiment.experiment_instance import _RestrictedUnpickler
@@ -50,7 +51,7 @@ def _positive_int(name, v, none_ok=False):
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{name}={v!r}: must be a positive integer")
     return int(v)
 
-# %% ../nbs/11_manager.ipynb #0f54dfa6
+# %% ../nbs/11_manager.ipynb #17772e31
 def _env_spec(env, name:str):
     "`(mdp_class, kwargs)` of an environment argument, with the MDP's seed defaulting to 0."
     if not (isinstance(env, tuple) and len(env) == 2): raise ValueError(f"{name}={env!r}: must be a tuple (mdp_class, kwargs)")
@@ -58,7 +59,7 @@ def _env_spec(env, name:str):
     if not callable(cls): raise ValueError(f"{name}: {cls!r} is not an MDP class")
     if kw is not None and not isinstance(kw, dict): raise ValueError(f"{name}: the kwargs {kw!r} must be a dict or None")
     kw = dict(kw or {})
-    try: takes_seed = 'seed' in inspect.signature(cls).parameters
+    try: takes_seed = (inspect.isclass(cls) and issubclass(cls, BaseMDP)) or 'seed' in inspect.signature(cls).parameters
     except (TypeError, ValueError): takes_seed = False
     if takes_seed and 'seed' not in kw: kw['seed'] = 0
     return cls, kw
@@ -386,7 +387,7 @@ def monte_carlo_value(agent, mdp, n_episodes:int, horizon:int, rng:np.random.Gen
         tot += ret if ep else ret / horizon
     return tot / n_episodes
 
-# %% ../nbs/11_manager.ipynb #2fa6669f
+# %% ../nbs/11_manager.ipynb #4441b9cd
 @patch
 def eval_agents(self:ExperimentManager, n_simulations:int=None, # number of evaluations (default 2 x n_fit)
                 eval_kwargs:dict=None, # overrides of `self.eval_kwargs`
@@ -400,12 +401,17 @@ def eval_agents(self:ExperimentManager, n_simulations:int=None, # number of eval
     if agent_id is not None and not (isinstance(agent_id, numbers.Integral) and 0 <= agent_id < self.n_fit): raise ValueError(f"agent_id={agent_id!r}: must be in 0..{self.n_fit - 1}")
     rng = np.random.default_rng(np.random.SeedSequence(self.seed_sequence.entropy, spawn_key=tuple(self.seed_sequence.spawn_key) + (2**31, self._eval_calls)))
     self._eval_calls += 1
-    mdp, out = build_env(self.eval_env, 'eval_env'), []
+    mdp, out = self.build_eval_env(), []
     for _ in tqdm(range(n), desc=f'{self.agent_name} eval', disable=not verbose):
         k = int(rng.integers(self.n_fit)) if agent_id is None else int(agent_id)
         agent = self._agent(k)
         out.append(exact_value(agent, mdp) if kw['method'] == 'exact' else monte_carlo_value(agent, mdp, kw['n_simulations'], kw['eval_horizon'], rng))
     return out
+
+@patch
+def build_eval_env(self:ExperimentManager):
+    "A fresh evaluation MDP (built from `eval_env`)."
+    return build_env(self.eval_env, 'eval_env')
 
 @patch
 def _agent(self:ExperimentManager, k):
@@ -433,11 +439,16 @@ def _load(path, kind:str):
     try: return _RestrictedUnpickler(io.BytesIO(base64.b64decode(body.strip(), validate=True))).load()
     except Exception as e: raise ManagerFileError(f"{path}: refused ({type(e).__name__}: {e})") from None
 
-# %% ../nbs/11_manager.ipynb #d36d150c
+# %% ../nbs/11_manager.ipynb #7399dbaf
+def _plain_dist(v):
+    "A reward distribution as the `(name, args)` pair that MDPs accept; anything else unchanged."
+    if isinstance(v, RewardDist): return (v.kind, (v.a,) if v.is_deterministic else (v.a, v.b))
+    return v
+
 @patch
 def _state(self:ExperimentManager)->dict:
     "The manager as plain data."
-    env = lambda e: [e[0].__name__, _encode(e[1], 'mdp kwargs')]
+    env = lambda e: [e[0].__name__, _encode({k: _plain_dist(v) for k, v in e[1].items()}, 'mdp kwargs')]
     ss = self.seed_sequence
     return dict(unique_id=self.unique_id, agent_class=self.agent_class.__name__, agent_name=self.agent_name, train_env=env(self.train_env),
                 eval_env=env(self.eval_env), init_kwargs=_encode(self.init_kwargs), fit_kwargs=_encode(self.fit_kwargs),

@@ -166,3 +166,14 @@ def test_optuna_missing_is_a_clear_error(out, monkeypatch):
 
 def test_eval_before_fit(out):
     with pytest.raises(ValueError, match='call fit first'): manager(out).eval_agents()
+
+
+def test_mdp_seed_default_and_distributions_roundtrip(tmp_path):
+    from colosseum_nb.mdp.base import beta
+    from colosseum_nb.mdp.river_swim import RiverSwimEpisodic
+    m = ExperimentManager(QLearningEpisodic, (RiverSwimEpisodic, dict(size=4, make_reward_stochastic=True, sub_optimal_distribution=beta(2.0, 3.0))),
+                          fit_budget=300, n_fit=1, seed=0, output_dir=tmp_path)
+    assert m.train_env[1]['seed'] == 0
+    m.fit(); loaded = ExperimentManager.load(m.save())
+    assert loaded.get_writer_data().equals(m.get_writer_data())
+    assert loaded.build_eval_env().sparse.R.tolist() == m.build_eval_env().sparse.R.tolist()

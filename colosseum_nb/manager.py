@@ -7,8 +7,8 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #0f26b050
-import os, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime, shutil
+# %% ../nbs/11_manager.ipynb #8256139b
+import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime, shutil
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -173,7 +173,7 @@ def _process_fit(task):
     logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
-# %% ../nbs/11_manager.ipynb #90629e7e
+# %% ../nbs/11_manager.ipynb #79877e67
 class ExperimentManager:
     "Train `n_fit` seeded copies of an agent on a tabular MDP, evaluate them, gather their indicators, tune, save and load (rlberry's workflow)."
     def __init__(self, agent_class, # an agent class of the agent protocol (`colosseum_nb.agent.base.BaseAgent`)
@@ -198,7 +198,7 @@ class ExperimentManager:
         self.n_fit = _positive_int('n_fit', n_fit)
         self._set_envs(train_env, eval_env)
         self._set_kwargs(init_kwargs, fit_kwargs, eval_kwargs, fit_budget, init_kwargs_per_instance)
-        self._set_parallel(parallelization, max_workers, mp_context)
+        self._set_parallel(parallelization, max_workers, mp_context); self._check_spawnable()
         self.seed_sequence = _as_seed_sequence(seed)
         self._set_output_dir(output_dir, outdir_id_style)
         self._agents, self._logs, self.fit_times, self.n_fit_calls, self._eval_calls = [None] * self.n_fit, [None] * self.n_fit, [], 0, 0
@@ -248,7 +248,7 @@ def _eval_kwargs(self:ExperimentManager, kw):
     _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
     return out
 
-# %% ../nbs/11_manager.ipynb #2a889f70
+# %% ../nbs/11_manager.ipynb #c0df3c4d
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
@@ -261,6 +261,16 @@ def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_conte
     ctx = mp_context or default_mp_context()
     if ctx not in mp.get_all_start_methods(): raise ValueError(f"mp_context={mp_context!r}: must be one of {mp.get_all_start_methods()}")
     self.mp_context = ctx
+
+@patch
+def _check_spawnable(self:ExperimentManager):
+    "With 'spawn'/'forkserver' workers import the classes anew: classes defined in a notebook cannot be found there."
+    if self.parallelization != 'process' or self.mp_context == 'fork': return
+    main = sys.modules.get('__main__')
+    for c in (self.agent_class, self.train_env[0], self.eval_env[0]):
+        if getattr(c, '__module__', None) == '__main__' and not hasattr(main, '__file__'):
+            raise ValueError(f"{c.__name__} is defined in this notebook/interpreter, so mp_context={self.mp_context!r} workers cannot import it: "
+                             "use mp_context='fork' (the default where available), parallelization='thread', or define it in a module")
 
 @patch
 def _set_output_dir(self:ExperimentManager, output_dir, style):

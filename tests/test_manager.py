@@ -177,3 +177,12 @@ def test_mdp_seed_default_and_distributions_roundtrip(tmp_path):
     m.fit(); loaded = ExperimentManager.load(m.save())
     assert loaded.get_writer_data().equals(m.get_writer_data())
     assert loaded.build_eval_env().sparse.R.tolist() == m.build_eval_env().sparse.R.tolist()
+
+
+def test_spawn_with_a_notebook_class_is_refused(tmp_path, monkeypatch):
+    import types
+    NotebookAgent = type('NotebookAgent', (RandomAgentEpisodic,), {'__module__': '__main__'})
+    monkeypatch.setitem(sys.modules, '__main__', types.ModuleType('__main__'))  # an interactive __main__ has no __file__
+    kw = dict(fit_budget=100, output_dir=tmp_path, init_kwargs={}, parallelization='process')
+    with pytest.raises(ValueError, match='cannot import it'): ExperimentManager(NotebookAgent, ENV, mp_context='spawn', **kw)
+    ExperimentManager(NotebookAgent, ENV, mp_context='fork', **kw)  # fork inherits the class

@@ -158,17 +158,19 @@ def continue_logs(logs:pd.DataFrame, # the logs of a `MDPLoop` run
     out[cols] = np.round(logs[cols].to_numpy(float) + shift, 5)
     return out
 
-# %% ../nbs/11_manager.ipynb #621a8b1b
+# %% ../nbs/11_manager.ipynb #8ff65c8b
 def _fit_one(agent, mdp, budget:int, log_every:int, max_time:float, seed:int):
     "Run `agent` on `mdp` for `budget` steps; the loop's logs."
     loop = MDPLoop(mdp, agent, seed=seed)
     loop.run(budget, log_every, max_time)
     return loop.logs
 
+_FORKED_MDPS = {}  # MDPs that forked workers inherit (with their computed values) instead of building them again
+
 def _process_fit(task):
     "The work of one fit in a worker process: everything travels as plain data or importable classes."
-    agent_class, env, snap, build, budget, log_every, max_time, seed = task
-    mdp = build_env(env)
+    agent_class, env, snap, build, budget, log_every, max_time, seed, key = task
+    mdp = _FORKED_MDPS.get(key) or build_env(env)
     agent = agent_from_snapshot(snap, agent_class) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
     logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
@@ -294,7 +296,7 @@ def _kwargs_of(self:ExperimentManager, k:int)->dict: return {**self.init_kwargs,
 def _new_agent(self:ExperimentManager, k:int, horizon:int):
     return _build_agent(self.agent_class, _child_seed(self.seed_sequence, k), make_mdp_spec(self._mdp), horizon, self._kwargs_of(k))
 
-# %% ../nbs/11_manager.ipynb #b6d54bc7
+# %% ../nbs/11_manager.ipynb #cd9d9053
 @patch
 def _workers(self:ExperimentManager)->int:
     n = self.max_workers or ((os.cpu_count() or 1) * (1 if self.parallelization == 'process' else 5))
@@ -322,9 +324,9 @@ def _process_task(self:ExperimentManager, k, budget, log_every, max_time, seed):
     a = self._agents[k]
     snap = None if a is None else agent_snapshot(a, self._kwargs_of(k))
     build = (_child_seed(self.seed_sequence, k), budget, self._kwargs_of(k))
-    return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed)
+    return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed, self.unique_id)
 
-# %% ../nbs/11_manager.ipynb #e447ddf4
+# %% ../nbs/11_manager.ipynb #33a83603
 @patch
 def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
     "Run one fit call of every agent; the loop logs of each, in fit order."
@@ -339,11 +341,14 @@ def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
     else:
         if self.mp_context == 'fork': _fit_one(self._new_agent(0, 2), self._mdp, 2, 1, np.inf, 0)  # compile here once: forked workers inherit it
         tasks = [self._process_task(k, budget, log_every, max_time, seeds[k]) for k in range(self.n_fit)]
-        with ProcessPoolExecutor(self._workers(), mp_context=mp.get_context(self.mp_context)) as ex:
-            futs = {ex.submit(_process_fit, t): k for k, t in enumerate(tasks)}
-            for f in as_completed(futs):
-                k = futs[f]; snap, out[k] = f.result()
-                self._agents[k] = agent_from_snapshot(snap, self.agent_class); bar.update()
+        if self.mp_context == 'fork': _FORKED_MDPS[self.unique_id] = self._mdp
+        try:
+            with ProcessPoolExecutor(self._workers(), mp_context=mp.get_context(self.mp_context)) as ex:
+                futs = {ex.submit(_process_fit, t): k for k, t in enumerate(tasks)}
+                for f in as_completed(futs):
+                    k = futs[f]; snap, out[k] = f.result()
+                    self._agents[k] = agent_from_snapshot(snap, self.agent_class); bar.update()
+        finally: _FORKED_MDPS.pop(self.unique_id, None)
     bar.close()
     return out
 

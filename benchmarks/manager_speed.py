@@ -8,7 +8,8 @@
 2. Seeds: same seed, different `n_fit` / `max_workers` / parallelization (and a second, continuing `fit` call): the
    writer data of the fits they have in common must be identical (every indicator but the wall-clock `steps_per_second`).
 
-   The time each fit spent inside its loop is printed too: with 'thread' the fits take turns (the loop kernel holds the
+   The time each fit spent inside its loop, and the CPU time used per second of wall time (a measure of parallelism that
+   the machine's load does not inflate), are printed too: with 'thread' the fits take turns (the loop kernel holds the
    GIL), and on a busy machine the fits of 'process' slow down when they compete for cores; wall time minus the longest
    worker's loop time is the manager's own overhead (starting workers, building the MDP and the agents, shipping results).
 
@@ -46,6 +47,10 @@ def loop_seconds(m):
     last = m.get_writer_data().groupby('fit').last()
     return ((last.steps + 1) / last.steps_per_second).to_numpy()
 
+def cpu_seconds():
+    "CPU seconds of this process (all threads) and of its finished worker processes."
+    t = os.times(); return t.user + t.system + t.children_user + t.children_system
+
 def speed(kw, T, out, parallelizations, repeats):
     t1 = min(one_run(kw, T, max(1, T // 100)) for _ in range(repeats)); ref = t1 * 4 / 2
     print(f"one in-process run of {T:,} steps: {t1:.2f} s (best of {repeats}) -> reference 4 fits / 2 workers = {ref:.2f} s")
@@ -53,11 +58,12 @@ def speed(kw, T, out, parallelizations, repeats):
         best = None
         for _ in range(repeats):
             m = manager(kw, T, out, n_fit=4, max_workers=2, parallelization=par)
-            t = time.perf_counter(); m.fit(); wall = time.perf_counter() - t
-            if best is None or wall < best[0]: best = (wall, loop_seconds(m))
-        wall, inner = best
+            c0, t = cpu_seconds(), time.perf_counter(); m.fit(); wall = time.perf_counter() - t; cpu = cpu_seconds() - c0
+            if best is None or wall < best[0]: best = (wall, loop_seconds(m), cpu)
+        wall, inner, cpu = best
         print(f"fit, 4 x {T:,} steps, 2 workers, {par:7s}: {wall:6.2f} s   ratio {wall / ref:.2f}   (target <= {TARGET}; best of {repeats})"
-              f"   time inside the fits' loops: {inner.sum():.2f} s in all, {inner.mean():.2f} s per fit")
+              f"   time inside the fits' loops: {inner.sum():.2f} s in all, {inner.mean():.2f} s per fit;"
+              f"   CPU / wall: {cpu / wall:.2f} (2.00 = both workers busy all the time)")
 
 def writer(m):
     df = m.get_writer_data(); return df[[c for c in df.columns if c != 'steps_per_second']]

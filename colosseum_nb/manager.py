@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #13b34ff7
+# %% ../nbs/11_manager.ipynb #fce3ac4e
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from fastcore.basics import patch
 from .utils import make_mdp_spec, MDPSpec
 from .mdp.base import RewardDist, BaseMDP

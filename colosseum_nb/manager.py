@@ -379,7 +379,7 @@ def get_writer_data(self:ExperimentManager)->pd.DataFrame:
     dfs = [l.assign(name=self.agent_name, fit=k) for k, l in enumerate(self._logs)]
     return pd.concat(dfs, ignore_index=True)[['name', 'fit'] + list(LOG_COLUMNS)]
 
-# %% ../nbs/11_manager.ipynb #d619c918
+# %% ../nbs/11_manager.ipynb #7841d325
 def _policy_of(agent, mdp)->np.ndarray:
     "The agent's current policy, (H, S, A) or (S, A)."
     pi = np.asarray(agent.current_optimal_stochastic_policy, dtype=np.float64)
@@ -391,16 +391,32 @@ def exact_value(agent, mdp)->float:
     if mdp.is_episodic(): return float(mdp.mu @ episodic_policy_evaluation(sp.ptr, sp.nxt, sp.prob, sp.R, mdp.H, pi)[1][0])
     return float(policy_gain(sp.ptr, sp.nxt, sp.prob, sp.R, pi, mdp.mu))
 
+def _draw_rows(C, ptr, r, u):
+    "For each row `r` of a CSR transition table (cumulative probabilities `C`), the entry drawn with the uniforms `u`."
+    lo, hi = ptr[r], ptr[r + 1]
+    k = np.searchsorted(C, C[lo] + u * (C[hi] - C[lo]), side='right') - 1
+    return np.clip(k, lo, hi - 1)
+
+def _simulate(mdp, pi, n:int, steps:int, rng:np.random.Generator)->np.ndarray:
+    "Total rewards of `n` independent trajectories of `steps` steps under `pi`, all played at once from the MDP's sparse model."
+    sp, A, ep = mdp.sparse, mdp.n_actions, mdp.is_episodic()
+    C = np.concatenate([[0.0], np.cumsum(sp.prob)])
+    lo, hi = mdp.rewards_range; kind, prm = np.asarray(mdp.reward_kind), np.asarray(mdp.reward_params, float)
+    s, ret = rng.choice(mdp.starting_states, size=n, p=mdp.starting_probs), np.zeros(n)
+    for t in range(steps):
+        p = np.cumsum(pi[t, s] if ep else pi[s], axis=1)
+        a = np.minimum((p < rng.random((n, 1)) * p[:, -1:]).sum(1), A - 1)
+        k = _draw_rows(C, sp.ptr, s * A + a, rng.random(n))
+        x = prm[k, 0].copy(); b = kind[k] != 0
+        if b.any(): x[b] = rng.beta(prm[k[b], 0], prm[k[b], 1])
+        ret += lo + x * (hi - lo); s = sp.nxt[k]
+    return ret
+
 def monte_carlo_value(agent, mdp, n_episodes:int, horizon:int, rng:np.random.Generator)->float:
     "Mean return of `n_episodes` episodes (mean reward per step of `horizon`-step runs when continuous) of the agent's policy."
-    pi, ep, tot = _policy_of(agent, mdp), mdp.is_episodic(), 0.0
-    for _ in range(n_episodes):
-        ts, ret = mdp.reset(), 0.0
-        for h in range(mdp.H if ep else horizon):
-            p = pi[h, ts.observation] if ep else pi[ts.observation]
-            ts = mdp.step(int(rng.choice(len(p), p=p / p.sum()))); ret += ts.reward
-        tot += ret if ep else ret / horizon
-    return tot / n_episodes
+    pi = _policy_of(agent, mdp)
+    if mdp.is_episodic(): return float(_simulate(mdp, pi, n_episodes, mdp.H, rng).mean())
+    return float(_simulate(mdp, pi, n_episodes, horizon, rng).mean() / horizon)
 
 # %% ../nbs/11_manager.ipynb #4441b9cd
 @patch

@@ -55,7 +55,7 @@ def test_fresh_processes_match_and_load_from_cache(tmp_path):
         assert first[name]['misses'] == 1 and first[name]['hits'] == 0
         assert second[name]['hits'] == 1 and second[name]['misses'] == 0
         assert Path(second[name]['path']) == tmp_path / '__pycache__'
-    assert len(list(tmp_path.glob('loop_*.py'))) == len(AGENT_NAMES)
+    assert len(list(tmp_path.glob("_loop_*.py"))) == len(AGENT_NAMES)
 
 def test_edited_kernel_gets_a_new_module(tmp_path, monkeypatch):
     "A kernel whose source changes gets a new generated module (numba would otherwise reuse machine code with the old kernel linked in)."

@@ -286,7 +286,7 @@ def _exec_module(modname, path, text, names):
     exec(compile(text, str(path), 'exec'), mod.__dict__)
     return mod
 
-# %% ../../nbs/05_agent.base.ipynb #daf9c188
+# %% ../../nbs/05_agent.base.ipynb #8f2e73ad
 def kernel_loop(name:str, # the function that `template` defines
                 template:str, # Python source of the loop, calling the kernels by their names in `kernels`
                 kernels:dict, # global name -> numba kernel: the agent's kernels and every other jitted function the loop calls
@@ -301,7 +301,7 @@ def kernel_loop(name:str, # the function that `template` defines
         modname = f"colosseum_nb_loops.{name}_mem{len(_COMPILED)}"
         mod = _exec_module(modname, f"<colosseum_nb loop {modname}>", template, kernels)
     else:
-        path = folder / f"{name}_{key}.py"
+        path = folder / f"_{name}_{key}.py"   # a leading underscore: not a module of the package for tools (nbdev) that scan it
         _write_module(path, _module_header(kernels) + template)
         mod = _exec_module(f"colosseum_nb_loops.{path.stem}", path, path.read_text(), kernels)
     _COMPILED[memo] = fn = numba.njit(cache=folder is not None, **_LOOP_FLAGS)(getattr(mod, name))
@@ -316,7 +316,7 @@ def clear_loop_cache():
     "Delete the generated loop modules and their numba cache (they are rebuilt when needed)."
     folder = loop_cache_dir()
     if folder is None: return
-    for p in list(folder.glob('*.py')) + list((folder / '__pycache__').glob('*.nb[ic]')): p.unlink(missing_ok=True)
+    for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
 # %% ../../nbs/05_agent.base.ipynb #3fdb7789
 _RUN_TEMPLATE = '''

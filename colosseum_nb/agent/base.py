@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'check_number', 'check_choice', 'check_int', 'BaseAgent', 'cached_gin_values',
-           'no_before_start', 'no_episode_end_update', 'terminal_is_episode_end', 'KernelAgent', 'run_agent']
+           'no_before_start', 'no_episode_end_update', 'terminal_is_episode_end', 'KernelAgent', 'loop_cache_dir',
+           'kernel_loop', 'clear_loop_cache', 'run_agent']
 
-# %% ../../nbs/05_agent.base.ipynb #9f530540
-import abc, numbers, re, ast
+# %% ../../nbs/05_agent.base.ipynb #03939191
+import abc, numbers, re, ast, os, sys, types, hashlib, functools
 import numba
 from pathlib import Path
 from collections import namedtuple
@@ -18,7 +19,7 @@ from ..config import kernel, is_reference_compatible, KERNEL_FLAGS
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot
 
-# %% ../../nbs/05_agent.base.ipynb #f006f842
+# %% ../../nbs/05_agent.base.ipynb #e135a8f3
 def check_number(name:str, # parameter name, for the message
                  value, # the value to check
                  low=None, # lower bound (`None`: unbounded)
@@ -54,7 +55,7 @@ def check_int(name:str, value, low:int=0)->int:
         raise ValueError(f"{name}={value!r}: must be an integer >= {low}")
     return int(value)
 
-# %% ../../nbs/05_agent.base.ipynb #fd374950
+# %% ../../nbs/05_agent.base.ipynb #fe53610a
 class BaseAgent(abc.ABC):
     "Base class of tabular agents (Colosseum's Python protocol); subclass it and implement `select_action`, `step_update`, `current_optimal_stochastic_policy` and `is_episodic`."
     search_space = {}       # hyperparameter name -> (low, high) of a uniform search range
@@ -107,7 +108,7 @@ class BaseAgent(abc.ABC):
 
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.hyperparameters.items())})"
 
-# %% ../../nbs/05_agent.base.ipynb #3872b96a
+# %% ../../nbs/05_agent.base.ipynb #fc2f2ee0
 @patch(cls_method=True)
 def get_hyperparameters_search_space(cls:BaseAgent)->dict:
     "Hyperparameter name -> (low, high) of the uniform search range."
@@ -163,7 +164,7 @@ def produce_gin_file_from_parameters(cls:BaseAgent, parameters:dict, # a configu
     lines = cls._gin_lines(parameters)
     return '\n'.join(l if l.startswith(('from ', 'import ')) else f"prms_{index}/{l}" for l in lines)
 
-# %% ../../nbs/05_agent.base.ipynb #31099ce5
+# %% ../../nbs/05_agent.base.ipynb #7e27b505
 def cached_gin_values(agent_name:str # an agent class name, e.g. 'QLearningEpisodic'
                      )->dict:
     "The bindings of `benchmark_data/cached_hyperparameters/<agent_name>.gin` (references to gin constants kept as text)."
@@ -178,13 +179,13 @@ def cached_gin_values(agent_name:str # an agent class name, e.g. 'QLearningEpiso
         except (ValueError, SyntaxError): out[k] = v
     return out
 
-# %% ../../nbs/05_agent.base.ipynb #9d9f63c6
+# %% ../../nbs/05_agent.base.ipynb #e4bc6fc0
 NumbaAgentFns = namedtuple('NumbaAgentFns', 'before_start select step_update is_episode_end episode_end_update policy')
 NumbaAgentFns.__doc__ = "The numba kernels of an agent (see the table above)."
 NumbaAgent = namedtuple('NumbaAgent', 'fns state')
 NumbaAgent.__doc__ = "An agent for the compiled loop: its kernels `fns` and its data `state` (a tuple of numpy arrays)."
 
-# %% ../../nbs/05_agent.base.ipynb #50d2cf3c
+# %% ../../nbs/05_agent.base.ipynb #8ebaa3f1
 @kernel
 def no_before_start(state, s0):
     "A `before_start` kernel that does nothing."
@@ -198,7 +199,7 @@ def terminal_is_episode_end(state, s, a, sp, h, terminal):
     "The default `is_episode_end` kernel: the episode ended."
     return terminal
 
-# %% ../../nbs/05_agent.base.ipynb #770535f4
+# %% ../../nbs/05_agent.base.ipynb #440d6e0c
 class KernelAgent(BaseAgent):
     "A `BaseAgent` whose Python protocol wraps the numba kernels of `self.numba_agent` (a `NumbaAgent`)."
     numba_agent = None
@@ -233,22 +234,111 @@ class KernelAgent(BaseAgent):
         na.fns.policy(na.state, pi)
         return pi
 
-# %% ../../nbs/05_agent.base.ipynb #f2a632f1
-@numba.njit(**{**KERNEL_FLAGS, 'cache': False})   # numba cannot cache functions taking other functions as arguments
-def _run_numba(fns, state, ptr, nxt, prob, kind, rprm, lo, hi, A, starts, sprobs, H, T, S_out, A_out, R_out, policy_every, pi):
+# %% ../../nbs/05_agent.base.ipynb #e07b122f
+_LOOP_FLAGS = dict(fastmath=False, nogil=False)   # the loops read the clock through `objmode`, which needs the GIL
+_COMPILED = {}
+
+def loop_cache_dir()->Path:
+    "Folder of the generated loop modules: `$COLOSSEUM_NB_LOOP_CACHE`, else `_loop_cache` in the package, else `~/.cache/colosseum_nb/loops`."
+    env = os.environ.get('COLOSSEUM_NB_LOOP_CACHE')
+    for d in ([Path(env).expanduser()] if env else [Path(colosseum_nb.__file__).parent / '_loop_cache', Path.home() / '.cache' / 'colosseum_nb' / 'loops']):
+        try: d.mkdir(parents=True, exist_ok=True)
+        except OSError: continue
+        if os.access(d, os.W_OK): return d
+    return None
+
+@functools.lru_cache(maxsize=None)
+def _package_digest()->str:
+    "Hash of the source of `colosseum_nb` (the generated loops excepted)."
+    root, h = Path(colosseum_nb.__file__).parent, hashlib.sha256()
+    for p in sorted(root.rglob('*.py')):
+        if '_loop_cache' in p.parts: continue
+        h.update(str(p.relative_to(root)).encode()); h.update(p.read_bytes())
+    return h.hexdigest()
+
+def _kernel_file(f):
+    "The source file of a numba kernel, or `None` when it is not a file on disk."
+    py = getattr(f, 'py_func', None)
+    path = Path(py.__code__.co_filename) if py is not None else None
+    return path if path is not None and path.is_file() else None
+
+# %% ../../nbs/05_agent.base.ipynb #b715d7da
+def _loop_key(name, template, kernels)->str:
+    "Hash naming the generated module of `template` with `kernels` (`None` if a kernel has no source file)."
+    files = [_kernel_file(f) for f in kernels.values()]
+    if any(p is None for p in files): return None
+    h = hashlib.sha256('\0'.join([name, template, numba.__version__, sys.version, _package_digest()]).encode())
+    for (k, f), p in sorted(zip(kernels.items(), files), key=lambda x: x[0][0]):
+        h.update(f"{k}={f.py_func.__module__}.{f.py_func.__qualname__}".encode()); h.update(p.read_bytes())
+    return h.hexdigest()[:20]
+
+def _write_module(path, text):
+    "Write a generated module once (atomically, so that concurrent workers never read half a file)."
+    if path.exists() and path.read_text() == text: return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text); os.replace(tmp, path)
+
+def _exec_module(modname, path, text, names):
+    "A module object (registered in `sys.modules`, as numba's cache needs) running `text` with `names` as globals."
+    mod = types.ModuleType(modname); mod.__file__ = str(path)
+    mod.__dict__.update(names)
+    sys.modules[modname] = mod
+    exec(compile(text, str(path), 'exec'), mod.__dict__)
+    return mod
+
+# %% ../../nbs/05_agent.base.ipynb #8f2e73ad
+def kernel_loop(name:str, # the function that `template` defines
+                template:str, # Python source of the loop, calling the kernels by their names in `kernels`
+                kernels:dict, # global name -> numba kernel: the agent's kernels and every other jitted function the loop calls
+                cache:bool=True # cache on disk (when every kernel has a source file)
+               ):
+    "The function `name` of `template`, compiled by numba with `kernels` as globals, from numba's disk cache when possible."
+    memo = (name, template, tuple((k, kernels[k]) for k in sorted(kernels)), bool(cache))
+    if memo in _COMPILED: return _COMPILED[memo]
+    key = _loop_key(name, template, kernels) if cache else None
+    folder = loop_cache_dir() if key is not None else None
+    if folder is None:
+        modname = f"colosseum_nb_loops.{name}_mem{len(_COMPILED)}"
+        mod = _exec_module(modname, f"<colosseum_nb loop {modname}>", template, kernels)
+    else:
+        path = folder / f"_{name}_{key}.py"   # a leading underscore: not a module of the package for tools (nbdev) that scan it
+        _write_module(path, _module_header(kernels) + template)
+        mod = _exec_module(f"colosseum_nb_loops.{path.stem}", path, path.read_text(), kernels)
+    _COMPILED[memo] = fn = numba.njit(cache=folder is not None, **_LOOP_FLAGS)(getattr(mod, name))
+    return fn
+
+def _module_header(kernels)->str:
+    "The comment heading a generated module: what generated it and which kernels it calls."
+    names = ''.join(f"#   {k} = {f.py_func.__module__}.{f.py_func.__qualname__}\n" for k, f in sorted(kernels.items()))
+    return "# Generated by colosseum_nb.agent.base.kernel_loop; do not edit (a changed kernel gets a new module).\n# Kernels:\n" + names
+
+def clear_loop_cache():
+    "Delete the generated loop modules and their numba cache (they are rebuilt when needed)."
+    folder = loop_cache_dir()
+    if folder is None: return
+    for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
+
+# %% ../../nbs/05_agent.base.ipynb #3fdb7789
+_RUN_TEMPLATE = '''
+def run_loop(state, ptr, nxt, prob, kind, rprm, lo, hi, A, starts, sprobs, H, T, S_out, A_out, R_out, policy_every, pi):
     s = _sample_start(starts, sprobs)
-    fns.before_start(state, s)
+    before_start(state, s)
     h = 0
     for t in range(T):
-        if policy_every > 0 and t > 0 and t % policy_every == 0: fns.policy(state, pi)
-        a = fns.select(state, s, h if H > 0 else t)
+        if policy_every > 0 and t > 0 and t % policy_every == 0: policy(state, pi)
+        a = select(state, s, h if H > 0 else t)
         sp, r = _sample_step(ptr, nxt, prob, kind, rprm, lo, hi, A, s, a)
         terminal = H > 0 and h + 1 == H
-        fns.step_update(state, s, a, r, sp, h if H > 0 else t, terminal)
-        if fns.is_episode_end(state, s, a, sp, h if H > 0 else t, terminal): fns.episode_end_update(state)
+        step_update(state, s, a, r, sp, h if H > 0 else t, terminal)
+        if is_episode_end(state, s, a, sp, h if H > 0 else t, terminal): episode_end_update(state)
         S_out[t], A_out[t], R_out[t] = s, a, r
         s, h = sp, h + 1
         if terminal: s, h = _sample_start(starts, sprobs), 0
+'''
+
+def _run_numba(fns):
+    "The compiled `run_agent` loop of an agent's kernels `fns` (a `NumbaAgentFns`)."
+    return kernel_loop('run_loop', _RUN_TEMPLATE, dict(fns._asdict(), _sample_start=_sample_start, _sample_step=_sample_step))
 
 def _mdp_arrays(mdp):
     sp = mdp.sparse
@@ -270,7 +360,7 @@ def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
     if not python:
         na = agent.numba_agent
         pi = np.zeros((H, mdp.n_states, A) if H else (mdp.n_states, A))
-        _run_numba(na.fns, na.state, *arrs, H, T, S_out, A_out, R_out, int(policy_every), pi)
+        _run_numba(na.fns)(na.state, *arrs, H, T, S_out, A_out, R_out, int(policy_every), pi)
         return S_out, A_out, R_out
     ts = TimeStep(StepType.FIRST, None, None, int(_sample_start(starts, sprobs)))
     agent.before_start_interacting(ts); h = 0

@@ -1,0 +1,75 @@
+"The compiled interaction loop is cached on disk: a fresh process gets the same results, and the next one loads the loop from the cache."
+import os, sys, json, subprocess
+from pathlib import Path
+import numpy as np
+import pandas as pd
+import pytest
+from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _numba_loop
+from colosseum_nb.agent.agents import AGENTS
+from colosseum_nb.utils import make_mdp_spec
+from colosseum_nb.mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT_NAMES = ['QLearningContinuous', 'PSRLEpisodic']
+
+CHILD = r'''
+import sys, json
+from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _numba_loop
+from colosseum_nb.agent.agents import AGENTS
+from colosseum_nb.utils import make_mdp_spec
+from colosseum_nb.mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
+out = {}
+for name in sys.argv[1].split(','):
+    cls = AGENTS[name]
+    mdp = RiverSwimEpisodic(seed=2, size=6) if cls.is_episodic() else RiverSwimContinuous(seed=2, size=6)
+    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp), cls.get_default_parameters())
+    loop = MDPLoop(mdp, agent, seed=5); loop.run(1000, 100)
+    stats = _numba_loop(agent.numba_agent.fns, cls.is_episodic()).stats
+    out[name] = dict(logs=loop.logs.drop(columns='steps_per_second').to_dict('list'), hits=sum(stats.cache_hits.values()),
+                     misses=sum(stats.cache_misses.values()), path=stats.cache_path)
+print(json.dumps(out))
+'''
+
+def in_process(name):
+    cls = AGENTS[name]
+    mdp = RiverSwimEpisodic(seed=2, size=6) if cls.is_episodic() else RiverSwimContinuous(seed=2, size=6)
+    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp), cls.get_default_parameters())
+    loop = MDPLoop(mdp, agent, seed=5); loop.run(1000, 100)
+    return loop.logs.drop(columns='steps_per_second')
+
+def fresh_process(names, loop_cache):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_NUM_THREADS='1', COLOSSEUM_NB_LOOP_CACHE=str(loop_cache))
+    env.pop('NUMBA_CACHE_DIR', None); env.pop('NUMBA_DISABLE_JIT', None)
+    r = subprocess.run([sys.executable, '-c', CHILD, ','.join(names)], env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+@pytest.mark.timeout(1800)
+def test_fresh_processes_match_and_load_from_cache(tmp_path):
+    first = fresh_process(AGENT_NAMES, tmp_path)     # an empty loop cache: compiled and written
+    second = fresh_process(AGENT_NAMES, tmp_path)    # loaded from the cache
+    for name in AGENT_NAMES:
+        expected = in_process(name)
+        for run in (first, second):
+            pd.testing.assert_frame_equal(pd.DataFrame(run[name]['logs'])[list(expected.columns)], expected, check_dtype=False)
+        assert first[name]['misses'] == 1 and first[name]['hits'] == 0
+        assert second[name]['hits'] == 1 and second[name]['misses'] == 0
+        assert Path(second[name]['path']) == tmp_path / '__pycache__'
+    assert len(list(tmp_path.glob("_loop_*.py"))) == len(AGENT_NAMES)
+
+def test_edited_kernel_gets_a_new_module(tmp_path, monkeypatch):
+    "A kernel whose source changes gets a new generated module (numba would otherwise reuse machine code with the old kernel linked in)."
+    from colosseum_nb.agent.base import _loop_key
+    from colosseum_nb.utils import argmax_random_tie
+    mod = tmp_path / 'my_kernels.py'
+    mod.write_text("import numba\n@numba.njit\ndef best(Q): return 0\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import my_kernels
+        k1 = _loop_key('f', 'def f(Q): return best(Q)', dict(best=my_kernels.best))
+        mod.write_text("import numba\n@numba.njit\ndef best(Q): return 1\n")
+        k2 = _loop_key('f', 'def f(Q): return best(Q)', dict(best=my_kernels.best))
+    finally:
+        sys.path.remove(str(tmp_path)); sys.modules.pop('my_kernels', None)
+    assert k1 is not None and k2 is not None and k1 != k2
+    assert _loop_key('f', 'def f(Q): return best(Q)', dict(best=argmax_random_tie)) != k1

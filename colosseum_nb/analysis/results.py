@@ -6,7 +6,7 @@
 __all__ = ['benchmark_folders', 'parse_experiment_label', 'seed_of_log', 'read_logs', 'mdp_parameters', 'mdp_hardness',
            'load_results', 'final_values', 'lower_is_better', 'summary_table', 'table_to_latex', 'runs_table']
 
-# %% ../../nbs/10_analysis.results.ipynb #c3e036c2
+# %% ../../nbs/10_analysis.results.ipynb #8615a7d8
 import re, warnings
 from pathlib import Path
 import numpy as np
@@ -17,7 +17,7 @@ from ..experiment.experiment_instances import time_exceeded_runs
 from ..experiment.agent_mdp_interaction import AGENT_INDICATORS, BASELINE_INDICATORS, LOG_COLUMNS
 from ..benchmark.benchmark import parse_mdp_gin, hardness_table, MDP_CLASSES
 
-# %% ../../nbs/10_analysis.results.ipynb #e8b6778c
+# %% ../../nbs/10_analysis.results.ipynb #8310046a
 def benchmark_folders(folder # a benchmark folder, or a folder holding benchmark folders at any depth
                      )->list:
     "The benchmark folders (folders with a `logs/` subfolder) under `folder`, sorted."
@@ -29,7 +29,7 @@ def benchmark_folders(folder # a benchmark folder, or a folder holding benchmark
     if not found: raise ValueError(f"{folder}: no results here (expected <benchmark>/logs/<mdp_scope>-<MDPClass>____<agent_scope>-<AgentClass>/seed<k>_logs.csv)")
     return found
 
-# %% ../../nbs/10_analysis.results.ipynb #65e64492
+# %% ../../nbs/10_analysis.results.ipynb #1f92dfce
 _SEED = re.compile(r'^seed(\d+)_logs\.csv$')
 
 def parse_experiment_label(label:str # e.g. 'prms_0-DeepSeaEpisodic____prms_1-PSRLEpisodic'
@@ -48,7 +48,7 @@ def seed_of_log(name:str # a log file name, e.g. 'seed12_logs.csv'
     if m is None: raise ValueError(f"{name!r} is not a log file name seed<k>_logs.csv")
     return int(m[1])
 
-# %% ../../nbs/10_analysis.results.ipynb #f3a0e7d7
+# %% ../../nbs/10_analysis.results.ipynb #5ab3a8f8
 @kernel
 def _parse_number(buf, i):
     "(value, next index, ok) of the number starting at `buf[i]` (ok False: not a plain decimal number)."
@@ -87,7 +87,7 @@ def _parse_rows(buf, start, out, r0):
         r += 1
     return r - r0
 
-# %% ../../nbs/10_analysis.results.ipynb #66dff050
+# %% ../../nbs/10_analysis.results.ipynb #92d09f7e
 def _split_header(data, path):
     "(header columns, index of the first data byte) of a log file's bytes."
     end = data.find(b'\n')
@@ -125,7 +125,7 @@ def _read_group(cols, items):
         counts.append(k); r += k
     return list(cols), out[:r], np.array(counts, np.int64), [p for p, _, _ in items]
 
-# %% ../../nbs/10_analysis.results.ipynb #216590e1
+# %% ../../nbs/10_analysis.results.ipynb #65a81af3
 _ID_COLUMNS = ['benchmark', 'mdp', 'mdp_class', 'mdp_scope', 'agent', 'agent_class', 'agent_scope', 'seed']
 
 def _log_files(bench):
@@ -147,7 +147,7 @@ def _colosseum_time_cuts(bench):
             if m and _SEED.match(Path(m[2]).name): out[(p.parent.name, seed_of_log(Path(m[2]).name))] = int(m[1])
     return out
 
-# %% ../../nbs/10_analysis.results.ipynb #eca67ea8
+# %% ../../nbs/10_analysis.results.ipynb #97dc4094
 def _time_cuts(bench):
     "(label, seed) -> last training step of the time-cut runs of a benchmark."
     try: cuts = time_exceeded_runs(bench)
@@ -162,7 +162,7 @@ def _runs_frame(name, files, cuts):
         rows.append((name, f'{ms}-{mc}', mc, ms, f'{ag_s}-{ag_c}', ag_c, ag_s, seed, (label, seed) in cuts, cuts.get((label, seed), -1)))
     return pd.DataFrame(rows, columns=_ID_COLUMNS + ['time_cut', 'last_training_step'])
 
-# %% ../../nbs/10_analysis.results.ipynb #10a2b414
+# %% ../../nbs/10_analysis.results.ipynb #8182e8d4
 def _params_text(kwargs): return ', '.join(f'{k}={v!r}' for k, v in sorted(kwargs.items()))
 
 def mdp_parameters(bench # a benchmark folder
@@ -185,7 +185,7 @@ def mdp_hardness(bench # a benchmark folder with `mdp_configs/`
         _HARDNESS_CACHE[key] = h.assign(mdp=h.scope + EXPERIMENT_SEPARATOR_PRMS + h.mdp).drop(columns=['scope', 'seconds'])
     return _HARDNESS_CACHE[key].copy()
 
-# %% ../../nbs/10_analysis.results.ipynb #659f4f65
+# %% ../../nbs/10_analysis.results.ipynb #a89b7b5e
 def _benchmark_table(bench, name, hardness):
     "The tidy table of one benchmark folder."
     files = _log_files(bench)
@@ -209,7 +209,7 @@ def _with_mdp_info(runs, bench, hardness):
     if hardness and len(info): info = info.merge(mdp_hardness(bench), on='mdp', how='left')
     return runs.merge(info, on='mdp', how='left')
 
-# %% ../../nbs/10_analysis.results.ipynb #6e80d4af
+# %% ../../nbs/10_analysis.results.ipynb #035af22f
 def load_results(folder, # a benchmark folder, several benchmarks, or a hyperparameter-optimisation folder
                  hardness:bool=True, # add the MDPs' hardness measures (computed once per benchmark and process)
                  show_progress:bool=False # print a line per benchmark read
@@ -227,7 +227,7 @@ def load_results(folder, # a benchmark folder, several benchmarks, or a hyperpar
         if c in df and c != 'seed': df[c] = df[c].astype('category')
     return df
 
-# %% ../../nbs/10_analysis.results.ipynb #13a6f836
+# %% ../../nbs/10_analysis.results.ipynb #ed74583a
 def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
                  indicator:str='normalized_cumulative_regret', # the column to read
                  divide_by_steps:bool=True # divide by the number of steps (`last step + 1`)
@@ -240,7 +240,7 @@ def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
     out['value'] = last[indicator].to_numpy() / ((last.steps.to_numpy() + 1) if divide_by_steps else 1)
     return out
 
-# %% ../../nbs/10_analysis.results.ipynb #82c28637
+# %% ../../nbs/10_analysis.results.ipynb #60f3c7fd
 def lower_is_better(indicator:str # a log column
                    )->bool:
     "Whether smaller values of `indicator` are better (regrets)."
@@ -266,7 +266,7 @@ def summary_table(df:pd.DataFrame, # a tidy table (`load_results`) or final valu
     t.attrs.update(indicator=indicator, divide_by_steps=divide_by_steps, n_runs=int(len(fv)), lower_is_better=lower_is_better(indicator))
     return t
 
-# %% ../../nbs/10_analysis.results.ipynb #551551a3
+# %% ../../nbs/10_analysis.results.ipynb #c75a0d44
 def _cell(m, s, n, c, bold, digits):
     v = f"${m:.{digits}f} \\pm {s:.{digits}f}$"
     v = f"$\\mathbf{{{m:.{digits}f}}} \\pm {s:.{digits}f}$" if bold else v
@@ -292,7 +292,7 @@ def table_to_latex(table:pd.DataFrame, # a `summary_table`
         lines.append(_tex(mdp) + ' & ' + ' & '.join(cells) + r' \\')
     return '\n'.join(lines + [r'\bottomrule', r'\end{tabular}', f'\\caption{{{cap}}}', r'\end{table}'])
 
-# %% ../../nbs/10_analysis.results.ipynb #9e2d28d6
+# %% ../../nbs/10_analysis.results.ipynb #8f4ca093
 def runs_table(df:pd.DataFrame # a tidy table (`load_results`)
               )->pd.DataFrame:
     "One row per run: identifiers, time cut, last training step, number of logged rows and last step."

@@ -7,14 +7,14 @@ __all__ = ['METRICS', 'scores_from_results', 'iqm', 'median', 'mean', 'optimalit
            'stratified_bootstrap_samples', 'percentile_interval', 'aggregate_metrics', 'performance_profile',
            'probability_of_improvement', 'pairwise_improvement']
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #fa0b790d
+# %% ../../nbs/10a_analysis.statistics.ipynb #4ee0efcd
 import warnings
 import numpy as np
 import pandas as pd
 import scipy.stats
 from .results import final_values, lower_is_better
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #57007511
+# %% ../../nbs/10a_analysis.statistics.ipynb #b8166162
 def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its `final_values`
                         indicator:str='normalized_cumulative_regret', # the indicator
                         normalized_score:bool=True # turn a normalised regret into the score `1 - per-step regret` (higher is better)
@@ -44,7 +44,7 @@ def _check_scores(scores):
         out[k] = a
     return out
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #b7ceee94
+# %% ../../nbs/10a_analysis.statistics.ipynb #ad1d7cae
 def _flat(x): return x.reshape(x.shape[:-2] + (-1,))
 
 def iqm(scores):
@@ -58,7 +58,7 @@ def optimality_gap(scores, gamma:float=1.0 # the score counted as good enough
 
 METRICS = dict(IQM=iqm, Median=median, Mean=mean, OptimalityGap=optimality_gap)
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #e27b2694
+# %% ../../nbs/10a_analysis.statistics.ipynb #cee6a368
 def stratified_bootstrap_indices(runs:int, # runs per task
                                  tasks:int, # number of tasks
                                  reps:int, # number of bootstrap samples
@@ -85,7 +85,7 @@ def percentile_interval(samples:np.ndarray, # bootstrap values of a statistic (r
     a = (1 - confidence) / 2
     return np.percentile(samples, [100 * a, 100 * (1 - a)], axis=0)
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #62e00557
+# %% ../../nbs/10a_analysis.statistics.ipynb #c4529d8c
 def aggregate_metrics(scores:dict, # agent -> array (runs, tasks) of normalised scores (higher is better)
                       metrics=('IQM', 'Median', 'Mean', 'OptimalityGap'), # names in `METRICS`, or a dict name -> function
                       reps:int=2000, # bootstrap samples
@@ -112,7 +112,7 @@ def _metric(name):
     if name not in METRICS: raise ValueError(f"unknown metric {name!r}; known: {', '.join(METRICS)} (or pass a dict name -> function)")
     return METRICS[name]
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #94025781
+# %% ../../nbs/10a_analysis.statistics.ipynb #5ff20221
 def performance_profile(scores:dict, # agent -> array (runs, tasks)
                         taus, # thresholds
                         higher_is_better:bool=True, # fraction above `tau` (scores) or at most `tau` (regrets)
@@ -130,7 +130,7 @@ def performance_profile(scores:dict, # agent -> array (runs, tasks)
         out[agent] = (frac(x), lo, hi)
     return out
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #73032ea1
+# %% ../../nbs/10a_analysis.statistics.ipynb #86cbe5fc
 def _poi(x, y):
     "Average over tasks of P(x > y) + P(x = y) / 2 (works on stacks (..., runs, tasks))."
     gt = (x[..., :, None, :] > y[..., None, :, :]).mean(axis=(-3, -2))
@@ -154,7 +154,7 @@ def probability_of_improvement(x:np.ndarray, # scores (runs, tasks) of the first
     lo, hi = percentile_interval(np.concatenate(boot), confidence)
     return float(_poi(x, y)), float(lo), float(hi)
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #86007ce5
+# %% ../../nbs/10a_analysis.statistics.ipynb #c557216b
 def pairwise_improvement(scores:dict, # agent -> array (runs, tasks)
                          higher_is_better:bool=True, # False for regrets
                          reps:int=2000, # bootstrap samples

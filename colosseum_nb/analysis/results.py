@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['benchmark_folders', 'parse_experiment_label', 'seed_of_log', 'read_logs', 'mdp_parameters', 'mdp_hardness',
-           'load_results', 'final_values', 'lower_is_better', 'summary_table', 'table_to_latex', 'runs_table']
+           'load_results', 'synthetic_results', 'final_values', 'lower_is_better', 'summary_table', 'table_to_latex',
+           'runs_table']
 
 # %% ../../nbs/10_analysis.results.ipynb #8615a7d8
 import re, warnings
@@ -226,6 +227,35 @@ def load_results(folder, # a benchmark folder, several benchmarks, or a hyperpar
     for c in _ID_COLUMNS + ['setting', 'mdp_parameters', 'communication_class']:
         if c in df and c != 'seed': df[c] = df[c].astype('category')
     return df
+
+# %% ../../nbs/10_analysis.results.ipynb #7b3a8de8
+def synthetic_results(root, # where to write (a `benchmark_episodic_quick_test` folder is created in it)
+                      seeds=(0, 1, 12), # the seeds of every run
+                      n_logs:int=6, # log rows per run
+                      log_every:int=100, # steps between log rows
+                      agents=('QLearningEpisodic', 'PSRLEpisodic'), # agent classes (scope prms_0)
+                      mdps=('DeepSeaEpisodic', 'RiverSwimEpisodic'), # MDP classes of the episodic quick-test benchmark (scope prms_0)
+                      cut:bool=True # mark seed 12 of the first pair as cut by the time budget
+                     )->Path:
+    "Write a results folder of synthetic logs (real columns, made-up values) for lessons, tests and speed measurements."
+    from colosseum_nb.benchmark.benchmark import ColosseumDefaultBenchmark
+    bench = Path(root) / 'benchmark_episodic_quick_test'
+    (bench / 'mdp_configs').mkdir(parents=True, exist_ok=True)
+    for c in mdps: (bench / 'mdp_configs' / f'{c}.gin').write_bytes((ColosseumDefaultBenchmark.EPISODIC_QUICK_TEST.mdp_configs_folder / f'{c}.gin').read_bytes())
+    rng, steps = np.random.default_rng(0), np.r_[np.arange(1, n_logs) * log_every, n_logs * log_every - 1]
+    for i, mdp in enumerate(mdps):
+        for k, agent in enumerate(agents):
+            d = bench / 'logs' / f'prms_0-{mdp}____prms_0-{agent}'; d.mkdir(parents=True, exist_ok=True)
+            for seed in seeds:
+                df = pd.DataFrame({c: np.round(rng.random(n_logs) * steps, 5) for c in LOG_COLUMNS})
+                df['steps'] = steps
+                df['normalized_cumulative_regret'] = np.round((0.6 - 0.25 * k - 0.1 * i) * (1 + 0.1 * rng.standard_normal()) * steps ** 0.8, 5)
+                df['cumulative_regret'] = np.round(0.5 * df.normalized_cumulative_regret, 5)
+                df['worst_normalized_cumulative_regret'], df['random_normalized_cumulative_regret'] = steps + 1.0, np.round(0.7 * (steps + 1), 5)
+                (d / f'seed{seed}_logs.csv').write_text(df.to_csv(index=False))
+    if cut and seeds: (bench / 'logs' / f'prms_0-{mdps[0]}____prms_0-{agents[0]}' / f'seed{seeds[-1]}_time_exceeded.txt').write_text(
+        f'last training step at (250) for somewhere/seed{seeds[-1]}_logs.csv\n')
+    return bench
 
 # %% ../../nbs/10_analysis.results.ipynb #ed74583a
 def final_values(df:pd.DataFrame, # a tidy table (`load_results`)

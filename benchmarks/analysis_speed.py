@@ -52,31 +52,32 @@ _CHILD = """
 import time, sys
 t0 = time.perf_counter()
 from colosseum_nb.analysis.results import load_results
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 df = load_results(sys.argv[1], hardness=sys.argv[2] == '1')
-t2 = time.perf_counter()
-print(f'{t2 - t1:.2f} {t2 - t0:.2f} {len(df)} {df.seed.max()}')
+t2, c2 = time.perf_counter(), time.process_time()
+print(f'{t2 - t1:.2f} {t2 - t0:.2f} {len(df)} {df.seed.max()} {c2 - c1:.2f}')
 """
 
 def time_load(folder, hardness):
-    "(load seconds, process wall seconds, rows, max seed) of a fresh process."
+    "(load seconds, process wall seconds, rows, max seed, load CPU seconds) of a fresh process."
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, '-c', _CHILD, str(folder), '1' if hardness else '0'], capture_output=True, text=True,
                          env={**os.environ, 'PYTHONPATH': os.environ.get('PYTHONPATH', str(Path(__file__).resolve().parents[1]))})
     wall = time.perf_counter() - t0
     if out.returncode: raise RuntimeError(out.stderr)
-    load, inner, rows, seed = out.stdout.split()
-    return float(load), wall, int(rows), int(seed)
+    load, inner, rows, seed, cpu = out.stdout.split()
+    return float(load), wall, int(rows), int(seed), float(cpu)
 
 def time_metrics(repeats=3):
     from colosseum_nb.analysis.statistics import aggregate_metrics
     rng = np.random.default_rng(0)
     scores = {f'agent{i}': rng.beta(2 + i, 2, (20, 80)) for i in range(5)}
     aggregate_metrics(scores, reps=50)
-    ts = []
+    ts, cs = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter(); aggregate_metrics(scores, reps=2000); ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        t0, c0 = time.perf_counter(), time.process_time(); aggregate_metrics(scores, reps=2000)
+        ts.append(time.perf_counter() - t0); cs.append(time.process_time() - c0)
+    return statistics.median(ts), statistics.median(cs)
 
 def main():
     p = argparse.ArgumentParser(); p.add_argument('--folder'); p.add_argument('--keep', action='store_true'); args = p.parse_args()
@@ -87,10 +88,12 @@ def main():
         print(f"wrote {n:,} CSVs x {N_ROWS} rows ({size / 1e9:.2f} GB) in {time.perf_counter() - t0:.0f} s")
         time_load(bench, False)  # compiles the parser into numba's cache once
         for h in (False, True):
-            load, wall, rows, seed = time_load(bench, h)
-            print(f"load_results(hardness={h}): {load:.2f} s in the process, {wall:.2f} s fresh process wall time; "
+            load, wall, rows, seed, cpu = time_load(bench, h)
+            print(f"load_results(hardness={h}): {load:.2f} s in the process ({cpu:.2f} s CPU, all threads), {wall:.2f} s fresh process wall time; "
                   f"{rows:,} rows, largest seed {seed} (target < 10 s)")
-        print(f"aggregate_metrics 5 agents x 80 tasks x 20 runs, 2,000 reps: {time_metrics():.2f} s (target < 2 s)")
+        t, c = time_metrics()
+        print(f"aggregate_metrics 5 agents x 80 tasks x 20 runs, 2,000 reps: {t:.2f} s ({c:.2f} s CPU) (target < 2 s)")
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (timings are wall times of a shared machine)")
     finally:
         if not args.keep: shutil.rmtree(root, ignore_errors=True)
 

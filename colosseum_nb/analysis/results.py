@@ -7,9 +7,10 @@ __all__ = ['benchmark_folders', 'parse_experiment_label', 'seed_of_log', 'read_l
            'load_results', 'synthetic_results', 'final_values', 'lower_is_better', 'summary_table', 'table_to_latex',
            'runs_table']
 
-# %% ../../nbs/10_analysis.results.ipynb #8615a7d8
-import re, warnings
+# %% ../../nbs/10_analysis.results.ipynb #5801422b
+import os, re, warnings
 from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 from ..config import kernel
@@ -49,7 +50,9 @@ def seed_of_log(name:str # a log file name, e.g. 'seed12_logs.csv'
     if m is None: raise ValueError(f"{name!r} is not a log file name seed<k>_logs.csv")
     return int(m[1])
 
-# %% ../../nbs/10_analysis.results.ipynb #5ab3a8f8
+# %% ../../nbs/10_analysis.results.ipynb #40e7b966
+_POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
+
 @kernel
 def _parse_number(buf, i):
     "(value, next index, ok) of the number starting at `buf[i]` (ok False: not a plain decimal number)."
@@ -65,8 +68,15 @@ def _parse_number(buf, i):
         i += 1
     if ndig == 0:
         return np.nan, i, (i >= n or buf[i] == 44 or buf[i] == 10 or buf[i] == 13) and not dot
-    if mant >= 2 ** 53 or frac > 22 or (i < n and (buf[i] == 101 or buf[i] == 69)): return 0.0, i, False
-    v = mant / 10.0 ** frac if frac > 0 else float(mant)
+    e = -frac
+    if i < n and (buf[i] == 101 or buf[i] == 69):  # exponent, as in 1e-05
+        i += 1; eneg, ev, ed = False, 0, 0
+        if i < n and (buf[i] == 45 or buf[i] == 43): eneg = buf[i] == 45; i += 1
+        while i < n and 48 <= buf[i] <= 57 and ed < 4: ev = ev * 10 + (buf[i] - 48); ed += 1; i += 1
+        if ed == 0: return 0.0, i, False
+        e += -ev if eneg else ev
+    if mant >= 2 ** 53 or e > 22 or e < -22: return 0.0, i, False
+    v = mant / _POW10[-e] if e < 0 else mant * _POW10[e]
     return (-v if neg else v), i, True
 
 @kernel
@@ -88,7 +98,7 @@ def _parse_rows(buf, start, out, r0):
         r += 1
     return r - r0
 
-# %% ../../nbs/10_analysis.results.ipynb #92d09f7e
+# %% ../../nbs/10_analysis.results.ipynb #935c704c
 def _split_header(data, path):
     "(header columns, index of the first data byte) of a log file's bytes."
     end = data.find(b'\n')
@@ -105,29 +115,43 @@ def _pandas_rows(data, start, cols, path):
     try: return df.astype(float).to_numpy()
     except ValueError as e: raise ValueError(f"{path}: a value is not a number ({e})") from None
 
-def read_logs(paths # log files (CSV with a header row)
+def _read_one(p):
+    "(path, bytes, header columns, first data byte, expected rows) of a log file."
+    data = Path(p).read_bytes()
+    cols, start = _split_header(data, p)
+    return p, data, cols, start, data.count(b'\n', start) + (len(data) > start and not data.endswith(b'\n'))
+
+def _threads(threads): return max(1, min(8, os.cpu_count() or 1)) if threads is None else max(1, int(threads))
+
+def read_logs(paths, # log files (CSV with a header row)
+              threads:int=None # threads reading and parsing files (None: the number of cores, at most 8)
              )->list:
     "[(columns, values, rows per file, files)] for each distinct header among `paths`."
     groups = {}
-    for p in paths:
-        data = Path(p).read_bytes()
-        cols, start = _split_header(data, p)
-        groups.setdefault(cols, []).append((p, data, start))
-    return [_read_group(cols, items) for cols, items in groups.items()]
+    with ThreadPoolExecutor(_threads(threads)) as ex:
+        for p, data, cols, start, k in ex.map(_read_one, paths, chunksize=64):
+            groups.setdefault(cols, []).append((p, data, start, k))
+        return [_read_group(cols, items, ex) for cols, items in groups.items()]
 
-def _read_group(cols, items):
-    "(columns, values, rows per file, files) of files sharing a header."
-    bound = sum(d.count(b'\n', s) + 1 for _, d, s in items)
-    out, counts, r = np.empty((bound, len(cols))), [], 0
-    for p, d, s in items:
-        k = _parse_rows(np.frombuffer(d, np.uint8), s, out, r)
-        if k < 0:
-            vals = _pandas_rows(d, s, cols, p); k = len(vals); out[r:r + k] = vals
-        counts.append(k); r += k
-    return list(cols), out[:r], np.array(counts, np.int64), [p for p, _, _ in items]
+def _read_group(cols, items, ex):
+    "(columns, values, rows per file, files) of files sharing a header, parsed in the threads of `ex`."
+    offs = np.r_[0, np.cumsum([k for *_, k in items])].astype(np.int64)
+    out = np.empty((offs[-1], len(cols)))
+    def parse(j):
+        p, d, s, k = items[j]
+        return _parse_rows(np.frombuffer(d, np.uint8), s, out[offs[j]:offs[j + 1]], 0)
+    done = np.array(list(ex.map(parse, range(len(items)), chunksize=64)), np.int64)
+    pieces = {}
+    for j in np.nonzero(done < 0)[0]:  # files the kernel gave back
+        p, d, s, k = items[j]
+        pieces[j] = _pandas_rows(d, s, cols, p); done[j] = len(pieces[j])
+    if pieces or (done != np.diff(offs)).any():  # blank lines or slow-path files: gather the rows actually read
+        out = np.concatenate([pieces[j] if j in pieces else out[offs[j]:offs[j] + done[j]] for j in range(len(items))])
+    return list(cols), out, done, [p for p, *_ in items]
 
-# %% ../../nbs/10_analysis.results.ipynb #65a81af3
+# %% ../../nbs/10_analysis.results.ipynb #01e3d72a
 _ID_COLUMNS = ['benchmark', 'mdp', 'mdp_class', 'mdp_scope', 'agent', 'agent_class', 'agent_scope', 'seed']
+_TEXT_COLUMNS = ['setting', 'mdp_parameters', 'communication_class']
 
 def _log_files(bench):
     "[(experiment label, seed, path)] of a benchmark's logs."
@@ -186,16 +210,16 @@ def mdp_hardness(bench # a benchmark folder with `mdp_configs/`
         _HARDNESS_CACHE[key] = h.assign(mdp=h.scope + EXPERIMENT_SEPARATOR_PRMS + h.mdp).drop(columns=['scope', 'seconds'])
     return _HARDNESS_CACHE[key].copy()
 
-# %% ../../nbs/10_analysis.results.ipynb #a89b7b5e
-def _benchmark_table(bench, name, hardness):
+# %% ../../nbs/10_analysis.results.ipynb #7e9f896a
+def _benchmark_table(bench, name, hardness, threads=None):
     "The tidy table of one benchmark folder."
     files = _log_files(bench)
     if not files: return None
     runs = _with_mdp_info(_runs_frame(name, files, _time_cuts(bench)), bench, hardness)
     for c in runs.columns:
-        if runs[c].dtype == object: runs[c] = runs[c].astype('category')
+        if c in _ID_COLUMNS + _TEXT_COLUMNS and c != 'seed': runs[c] = runs[c].astype('category')
     pos, parts = {p: i for i, (_, _, p) in enumerate(files)}, []
-    for cols, vals, counts, paths in read_logs([p for _, _, p in files]):
+    for cols, vals, counts, paths in read_logs([p for _, _, p in files], threads):
         part = runs.iloc[np.repeat(np.array([pos[p] for p in paths], np.int64), counts)].reset_index(drop=True)
         part = pd.concat([part, pd.DataFrame(vals, columns=cols)], axis=1)
         part['steps'] = part['steps'].astype(np.int64)
@@ -210,22 +234,23 @@ def _with_mdp_info(runs, bench, hardness):
     if hardness and len(info): info = info.merge(mdp_hardness(bench), on='mdp', how='left')
     return runs.merge(info, on='mdp', how='left')
 
-# %% ../../nbs/10_analysis.results.ipynb #035af22f
+# %% ../../nbs/10_analysis.results.ipynb #85e6ec79
 def load_results(folder, # a benchmark folder, several benchmarks, or a hyperparameter-optimisation folder
                  hardness:bool=True, # add the MDPs' hardness measures (computed once per benchmark and process)
-                 show_progress:bool=False # print a line per benchmark read
+                 show_progress:bool=False, # print a line per benchmark read
+                 threads:int=None # threads reading the logs (None: the number of cores, at most 8)
                 )->pd.DataFrame:
     "A results folder as one tidy DataFrame: one row per logged step of each run."
     root, tables = Path(folder).expanduser(), []
     for bench in benchmark_folders(root):
         name = bench.name if bench == root else str(bench.relative_to(root))
-        t = _benchmark_table(bench, name, hardness)
+        t = _benchmark_table(bench, name, hardness, threads)
         if show_progress: print(f"{name}: {0 if t is None else len(t):,} rows", flush=True)
         if t is not None: tables.append(t)
     if not tables: raise ValueError(f"{root}: the logs/ folders hold no seed<k>_logs.csv files")
     df = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-    for c in _ID_COLUMNS + ['setting', 'mdp_parameters', 'communication_class']:
-        if c in df and c != 'seed': df[c] = df[c].astype('category')
+    for c in _ID_COLUMNS + _TEXT_COLUMNS:
+        if c in df and c != 'seed' and not isinstance(df[c].dtype, pd.CategoricalDtype): df[c] = df[c].astype('category')
     return df
 
 # %% ../../nbs/10_analysis.results.ipynb #7b3a8de8

@@ -40,7 +40,7 @@ def _cells(mdp, f, keep=lambda n: True):
     "state index -> cell `f(node)` for the states whose node passes `keep`."
     return {i: f(n) for i, n in enumerate(mdp.nodes) if keep(n)}
 
-# %% ../../nbs/03i_mdp.pictures.ipynb #d5fd9bb7
+# %% ../../nbs/03i_mdp.pictures.ipynb #53d6604f
 def _river_swim(mdp, task):
     n = mdp.size
     return _layout((1, n), _cells(mdp, lambda v: (0, v[0])), dict(goal=[(0, n - 1)], bad=[(0, 0)]), mdp)
@@ -62,7 +62,7 @@ def _simple_grid(mdp, task):
                                                                          bad=[rc(*c) for c in corners if not mdp._is_good_corner(*c)]), mdp)
 
 def _minigrid(mdp, task):
-    n = mdp.grid_size if isinstance(mdp, MiniGridRoomsMDP) else mdp.size
+    n = mdp.grid_size if hasattr(mdp, 'room_size') else mdp.size
     rc = lambda x, y: (n - 1 - y, x)
     return _layout((n, n), _cells(mdp, lambda v: rc(v[0], v[1])), dict(goal=[rc(*mdp.goal)]), mdp)
 
@@ -77,13 +77,14 @@ def _taxi(mdp, task):
 _FAMILIES = [(RiverSwimMDP, _river_swim), (DeepSeaMDP, _deep_sea), (FrozenLakeMDP, _frozen_lake), (SimpleGridMDP, _simple_grid),
              (MiniGridEmptyMDP, _minigrid), (MiniGridRoomsMDP, _minigrid), (TaxiMDP, _taxi)]
 
-# %% ../../nbs/03i_mdp.pictures.ipynb #387e80ad
+# %% ../../nbs/03i_mdp.pictures.ipynb #4ba149fd
 def grid_layout(mdp:BaseMDP, # an MDP of a grid family
                 task=None # Taxi only: `(XPass, YPass, XDest, YDest)` of the task to show (default: the first starting state's)
                )->GridLayout:
     "Shape, cell of each state, kind of each cell and starting cells of a grid-family MDP."
+    names = [k.__name__ for k in type(mdp).__mro__]  # by name: a family notebook defines its own copies of the classes
     for cls, f in _FAMILIES:
-        if isinstance(mdp, cls): return f(mdp, task)
+        if cls.__name__ in names: return f(mdp, task)
     raise ValueError(f"{type(mdp).__name__} has no grid; draw its transition graph with draw_transition_graph")
 
 # %% ../../nbs/03i_mdp.pictures.ipynb #dd29d7b9
@@ -125,7 +126,7 @@ def _draw_marks(ax, lay):
     for r, c in lay.starts: ax.text(c - .42, r - .42, 'S', fontsize=8, fontweight='bold', ha='left', va='top', color='black')
     for (r, c), t in lay.labels.items(): ax.text(c, r + .42, t, fontsize=6, ha='center', va='bottom', color='black')
 
-# %% ../../nbs/03i_mdp.pictures.ipynb #5d75d8ff
+# %% ../../nbs/03i_mdp.pictures.ipynb #ccf039f2
 def _state_glyph(ax, mdp, lay, s, b, many):
     "Draw the optimal action `b` of state `s` as an arrow or a glyph."
     node, a = mdp.nodes[s], family_action(mdp, s, b)
@@ -136,7 +137,7 @@ def _state_glyph(ax, mdp, lay, s, b, many):
         hr, hc = _HEADING[int(node[2])]; r, c = r + .27 * hr, c + .27 * hc
     if (dr, dc) == (0, 0):
         ax.text(c, r, _GLYPHS.get(mdp.action_names[a], '•'), ha='center', va='center', fontsize=9 if many else 12, color='black')
-    elif abs(dr) + abs(dc) == 1 or (isinstance(mdp, DeepSeaMDP) and max(abs(dr), abs(dc)) == 1):
+    elif max(abs(dr), abs(dc)) == 1:  # a move to a neighbouring cell (DeepSea's moves are diagonal)
         L = .18 if many else .32
         ax.add_patch(FancyArrowPatch((c - L * dc, r - L * dr), (c + L * dc, r + L * dr), arrowstyle='-|>', mutation_scale=8 if many else 12, color='black', lw=1))
 

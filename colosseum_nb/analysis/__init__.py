@@ -84,14 +84,15 @@ def _statistics(df, folder, reps, seed, written):
         _write(pw.to_csv(index=False), folder / 'probability_of_improvement.csv', written)
         _save(plot_probability_of_improvement(pw).figure, folder, 'probability_of_improvement', written)
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #9bdc3956
+# %% ../../nbs/10c_analysis.__init__.ipynb #96d2a523
 def _load(folder, hardness):
     "The tidy table, without hardness (and a warning) when the MDPs cannot be built."
     if not hardness: return load_results(folder, hardness=False)
     try: return load_results(folder, hardness=True)
-    except (ValueError, ImportError, KeyError) as e:
-        warnings.warn(f"hardness measures left out ({e})")
-        return load_results(folder, hardness=False)
+    except (ValueError, ImportError, KeyError) as e: problem = e
+    df = load_results(folder, hardness=False)  # a problem of the results themselves is raised here
+    warnings.warn(f"hardness measures left out ({problem})")
+    return df
 
 def analyse(folder, # a results folder: a benchmark, several benchmarks, or a hyperparameter-optimisation folder
             out_dir=None, # where to write (default: `<folder>/analysis`)
@@ -105,8 +106,9 @@ def analyse(folder, # a results folder: a benchmark, several benchmarks, or a hy
     out, written = Path(out_dir) if out_dir is not None else Path(folder) / 'analysis', []
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', UserWarning)
+        single = (Path(folder).expanduser() / 'logs').is_dir()  # the folder is one benchmark: no subfolder
         for name, sub in df.groupby('benchmark', observed=True):
-            d = out / _safe(name); d.mkdir(parents=True, exist_ok=True)
+            d = out if single else out / _safe(name); d.mkdir(parents=True, exist_ok=True)
             sub = sub.reset_index(drop=True)
             _tables(sub, d, list(indicators), written)
             if 'diameter' in sub: _save(plot_hardness_space(sub), d, 'hardness_space', written)

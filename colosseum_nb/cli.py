@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardness_command', 'benchmarks_command',
-           'summary_table', 'run_command', 'hyperopt_command', 'main']
+           'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #cc835523
-import sys, time, argparse, contextlib, dataclasses
+# %% ../nbs/08_cli.ipynb #a23629b1
+import sys, time, argparse, contextlib, dataclasses, warnings
 from dataclasses import asdict
 from pathlib import Path
 import pandas as pd
@@ -21,8 +21,9 @@ from .experiment.experiment_instances import agent_class_from_name
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
 from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyperopt_scores, save_best_agent_configs
+from .analysis import analyse, DEFAULT_INDICATORS
 
-# %% ../nbs/08_cli.ipynb #c911d615
+# %% ../nbs/08_cli.ipynb #c892b08b
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
 
 def _seed(text):
@@ -49,6 +50,7 @@ def make_parser()->argparse.ArgumentParser:
     b.set_defaults(func=benchmarks_command)
     _add_run_parser(sub)
     _add_hyperopt_parser(sub)
+    _add_analyse_parser(sub)
     return p
 
 # %% ../nbs/08_cli.ipynb #4ccb43cd
@@ -85,7 +87,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns='emission_map').to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #ddf0ed0f
+# %% ../nbs/08_cli.ipynb #6da3f679
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -118,6 +120,7 @@ def _add_run_parser(sub):
     r.add_argument('--steps', type=_positive(int), metavar='N', help="steps per run (default: the benchmark's)")
     r.add_argument('--max-time', type=_positive(float), metavar='S', help="time budget of a run in seconds (default: the benchmark's)")
     r.add_argument('--log-every', type=_positive(int), metavar='N', help="steps between log rows (default: the benchmark's)")
+    r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in each benchmark's analysis/ folder)")
     r.set_defaults(func=run_command)
 
 # %% ../nbs/08_cli.ipynb #ecf826a7
@@ -170,7 +173,7 @@ def _print_summary(folders):
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if len(s) and s.time_cut.sum(): print(f"* {int(s.time_cut.sum())} runs were cut by the time budget: their agents stopped learning early")
 
-# %% ../nbs/08_cli.ipynb #43b15956
+# %% ../nbs/08_cli.ipynb #6a510ece
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -189,6 +192,7 @@ def run_command(args)->int:
         folders = run_benchmarks(pairs, n_cores=args.cores, gin_overrides=args.gin, progress=not args.no_progress)
         total = time.perf_counter() - t0
     _print_summary(folders)
+    if not args.no_analysis: _analyse_after_run(folders)
     print(f"\n{len(folders)} benchmark(s) in {total:.1f} s; results in: {', '.join(str(f) for f in folders)}")
     return 0
 
@@ -228,6 +232,32 @@ def hyperopt_command(args)->int:
         if args.save: print('\nsaved: ' + ', '.join(str(p) for p in save_best_agent_configs(best)))
     print(f"\n{len(insts)} runs in {total:.1f} s; results in: {root}")
     return 0
+
+# %% ../nbs/08_cli.ipynb #f9619f46
+def _add_analyse_parser(sub):
+    a = sub.add_parser('analyse', help='tables (CSV, LaTeX) and figures (PNG, PDF) of a results folder',
+                       description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")
+    a.add_argument('folder', metavar='FOLDER', help='a benchmark results folder, a folder of several, or a hyperparameter-optimisation folder')
+    a.add_argument('--out', metavar='DIR', help='where to write (default: FOLDER/analysis)')
+    a.add_argument('--indicators', nargs='+', metavar='NAME', help='indicators of the tables and curves (default: normalised and plain cumulative regret, cumulative reward)')
+    a.add_argument('--no-hardness', action='store_true', help='skip the hardness measures and the hardness-space plot')
+    a.add_argument('--reps', type=_positive(int), default=2000, metavar='N', help='bootstrap samples of the confidence intervals (default: %(default)s)')
+    a.set_defaults(func=analyse_command)
+
+def analyse_command(args)->int:
+    "Write the tables and figures of a results folder."
+    out = Path(args.out) if args.out else Path(args.folder) / 'analysis'
+    written = analyse(args.folder, out, indicators=args.indicators or DEFAULT_INDICATORS, hardness=not args.no_hardness, reps=args.reps)
+    print(f"{len(written)} files (tables: .csv, .tex; figures: .png, .pdf) in {out}")
+    return 0
+
+def _analyse_after_run(folders):
+    "The analysis of each benchmark the main job ran, in its `analysis/` folder."
+    for f in folders:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            written = analyse(f, Path(f) / 'analysis')
+        print(f"analysis of {Path(f).name}: {len(written)} files in {Path(f) / 'analysis'}")
 
 # %% ../nbs/08_cli.ipynb #dd56d039
 def main(argv:list=None # the arguments (default: `sys.argv[1:]`)

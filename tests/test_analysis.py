@@ -163,3 +163,13 @@ def test_pictures_of_every_family():
         ax = draw_grid_mdp(m); plt.close(ax.figure)
     ax = draw_transition_graph(mdps[0]); plt.close(ax.figure)
     with pytest.raises(ValueError, match='draws at most'): draw_transition_graph(mdps[-1])
+
+
+def test_cli_analyse(tmp_path, capsys):
+    from colosseum_nb.cli import main
+    synthetic_results(tmp_path / 'r')
+    assert main(['analyse', str(tmp_path / 'r'), '--out', str(tmp_path / 'out'), '--reps', '50', '--no-hardness']) == 0
+    assert (tmp_path / 'out' / 'benchmark_episodic_quick_test' / 'summary_normalized_cumulative_regret.tex').exists()
+    assert not (tmp_path / 'out' / 'benchmark_episodic_quick_test' / 'hardness_space.png').exists()
+    assert main(['analyse', str(tmp_path / 'missing')]) == 2
+    assert 'no such results folder' in capsys.readouterr().err

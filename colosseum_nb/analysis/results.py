@@ -98,7 +98,7 @@ def _parse_rows(buf, start, out, r0):
         r += 1
     return r - r0
 
-# %% ../../nbs/10_analysis.results.ipynb #935c704c
+# %% ../../nbs/10_analysis.results.ipynb #e9174290
 def _split_header(data, path):
     "(header columns, index of the first data byte) of a log file's bytes."
     end = data.find(b'\n')
@@ -136,7 +136,7 @@ def read_logs(paths, # log files (CSV with a header row)
 def _read_group(cols, items, ex):
     "(columns, values, rows per file, files) of files sharing a header, parsed in the threads of `ex`."
     offs = np.r_[0, np.cumsum([k for *_, k in items])].astype(np.int64)
-    out = np.empty((offs[-1], len(cols)))
+    out = np.empty((len(cols), offs[-1])).T  # column-major: each column is contiguous, so the DataFrame takes it without a copy
     def parse(j):
         p, d, s, k = items[j]
         return _parse_rows(np.frombuffer(d, np.uint8), s, out[offs[j]:offs[j + 1]], 0)
@@ -146,7 +146,7 @@ def _read_group(cols, items, ex):
         p, d, s, k = items[j]
         pieces[j] = _pandas_rows(d, s, cols, p); done[j] = len(pieces[j])
     if pieces or (done != np.diff(offs)).any():  # blank lines or slow-path files: gather the rows actually read
-        out = np.concatenate([pieces[j] if j in pieces else out[offs[j]:offs[j] + done[j]] for j in range(len(items))])
+        out = np.asfortranarray(np.concatenate([pieces[j] if j in pieces else out[offs[j]:offs[j] + done[j]] for j in range(len(items))]))
     return list(cols), out, done, [p for p, *_ in items]
 
 # %% ../../nbs/10_analysis.results.ipynb #01e3d72a
@@ -210,7 +210,7 @@ def mdp_hardness(bench # a benchmark folder with `mdp_configs/`
         _HARDNESS_CACHE[key] = h.assign(mdp=h.scope + EXPERIMENT_SEPARATOR_PRMS + h.mdp).drop(columns=['scope', 'seconds'])
     return _HARDNESS_CACHE[key].copy()
 
-# %% ../../nbs/10_analysis.results.ipynb #7e9f896a
+# %% ../../nbs/10_analysis.results.ipynb #3671b1c8
 def _benchmark_table(bench, name, hardness, threads=None):
     "The tidy table of one benchmark folder."
     files = _log_files(bench)
@@ -221,7 +221,7 @@ def _benchmark_table(bench, name, hardness, threads=None):
     pos, parts = {p: i for i, (_, _, p) in enumerate(files)}, []
     for cols, vals, counts, paths in read_logs([p for _, _, p in files], threads):
         part = runs.iloc[np.repeat(np.array([pos[p] for p in paths], np.int64), counts)].reset_index(drop=True)
-        part = pd.concat([part, pd.DataFrame(vals, columns=cols)], axis=1)
+        part = pd.concat([part, pd.DataFrame(vals, columns=cols, copy=False)], axis=1)
         part['steps'] = part['steps'].astype(np.int64)
         parts.append(part)
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

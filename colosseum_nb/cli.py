@@ -87,7 +87,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns='emission_map').to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #6da3f679
+# %% ../nbs/08_cli.ipynb #2ae9cb0e
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -120,7 +120,7 @@ def _add_run_parser(sub):
     r.add_argument('--steps', type=_positive(int), metavar='N', help="steps per run (default: the benchmark's)")
     r.add_argument('--max-time', type=_positive(float), metavar='S', help="time budget of a run in seconds (default: the benchmark's)")
     r.add_argument('--log-every', type=_positive(int), metavar='N', help="steps between log rows (default: the benchmark's)")
-    r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in each benchmark's analysis/ folder)")
+    r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in analysis/<benchmark> of the results root)")
     r.set_defaults(func=run_command)
 
 # %% ../nbs/08_cli.ipynb #ecf826a7
@@ -234,7 +234,7 @@ def hyperopt_command(args)->int:
     print(f"\n{len(insts)} runs in {total:.1f} s; results in: {root}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #f9619f46
+# %% ../nbs/08_cli.ipynb #f657b422
 def _add_analyse_parser(sub):
     a = sub.add_parser('analyse', help='tables (CSV, LaTeX) and figures (PNG, PDF) of a results folder',
                        description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")
@@ -253,12 +253,13 @@ def analyse_command(args)->int:
     return 0
 
 def _analyse_after_run(folders):
-    "The analysis of each benchmark the main job ran, in its `analysis/` folder."
+    "The analysis of each benchmark the main job ran, in `analysis/<benchmark>` beside it (the results folder itself is left as runs wrote it)."
     for f in folders:
+        out = Path(f).parent / 'analysis' / Path(f).name
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            written = analyse(f, Path(f) / 'analysis')
-        print(f"analysis of {Path(f).name}: {len(written)} files in {Path(f) / 'analysis'}")
+            written = analyse(f, out)
+        print(f"analysis of {Path(f).name}: {len(written)} files in {out}")
 
 # %% ../nbs/08_cli.ipynb #dd56d039
 def main(argv:list=None # the arguments (default: `sys.argv[1:]`)

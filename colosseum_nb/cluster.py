@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['slurm_problem', 'slurm_available', 'walltime_seconds', 'lifetime_args', 'package_prologue', 'slurm_cluster']
 
-# %% ../nbs/09_cluster.ipynb #dc52d68e
+# %% ../nbs/09_cluster.ipynb #2f93bd0f
 import os, re, sys, shutil, subprocess
 from pathlib import Path
 import distributed
 import colosseum_nb
 from dask_jobqueue import SLURMCluster
-from .experiment.experiment_instances import local_client, machine_cores, run_experiment_instances
+from .experiment.experiment_instances import WORKER_ENV, local_client, machine_cores, run_experiment_instances
 
 # %% ../nbs/09_cluster.ipynb #61f6c053
 def slurm_problem(timeout:float=10 # seconds to wait for the controller
@@ -52,15 +52,15 @@ def lifetime_args(walltime:str, # the jobs' walltime
     if total < 3 * margin: return []
     return ['--lifetime', f'{int(total - margin)}s', '--lifetime-stagger', f'{int(margin // 3)}s']
 
-# %% ../nbs/09_cluster.ipynb #d5b7d719
+# %% ../nbs/09_cluster.ipynb #7e206e4b
 def package_prologue(threads:int=1 # numba/BLAS threads per worker process
                     )->list:
     "Job-script lines that make workers import this package's code and use `threads` threads."
     root = str(Path(colosseum_nb.__file__).resolve().parent.parent)
-    env = {'NUMBA_NUM_THREADS': threads, 'OMP_NUM_THREADS': threads, 'OPENBLAS_NUM_THREADS': threads, 'MKL_NUM_THREADS': threads}
+    env = {**WORKER_ENV, 'NUMBA_NUM_THREADS': threads, 'OMP_NUM_THREADS': threads, 'OPENBLAS_NUM_THREADS': threads, 'MKL_NUM_THREADS': threads}
     return [f'export PYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}"'] + [f'export {k}={v}' for k, v in env.items()]
 
-# %% ../nbs/09_cluster.ipynb #b6e43f89
+# %% ../nbs/09_cluster.ipynb #8367bf0e
 def _check_jobs(jobs, minimum_jobs, maximum_jobs):
     "(minimum, maximum) number of worker jobs."
     if jobs is not None:
@@ -93,7 +93,7 @@ def slurm_cluster(queue:str=None, # SLURM partition (None: the default one)
     kw = dict(queue=queue, cores=cores, processes=cores, memory=memory, walltime=walltime, account=account, interface=interface,
               job_script_prologue=package_prologue() + list(job_script_prologue), job_extra_directives=list(job_extra_directives),
               worker_extra_args=lifetime_args(walltime, lifetime_margin), log_directory=None if log_directory is None else str(log_directory),
-              python=python or sys.executable, scheduler_options={'dashboard_address': None}, **kwargs)
+              python=python or sys.executable, scheduler_options={'dashboard_address': ':0', **kwargs.pop('scheduler_options', {})}, **kwargs)
     cluster = SLURMCluster(**kw)
     cluster.adapt(minimum_jobs=lo, maximum_jobs=hi)
     return cluster

@@ -3,7 +3,8 @@
 1. Overhead: `--n-tiny` tiny instances (2,000 by default, about a millisecond of interaction each) on a 2-worker
    LocalCluster, against their summed in-process run time divided by 2 (target: within 2x). The cluster is warm (its
    workers started and the agent's kernels compiled), so the figure is the scheduling cost; the cold figure (cluster
-   start and compilation included) is printed too.
+   start and compilation included) is printed too, and so is the time of the same runs split by hand over the two
+   workers (one task each): the part of the gap that is the machine, not the scheduling.
 2. Colosseum's episodic quick test (7 MDPs x 2 seeds x the episodic agents, 50,000 steps each) on SLURM with 2 worker
    jobs against in-process: both wall times and their ratio (`--no-slurm` skips 2 and 3).
 3. Time from `slurm_cluster(...)` to the first result (one tiny instance).
@@ -33,6 +34,11 @@ def _warm(folder):
     run_experiment_instance(tiny(0, Path(folder) / str(os.getpid())))
 
 
+def _run_many(insts):
+    "Run instances one after the other on one worker, no scheduling: the machine's raw capacity."
+    for i in insts: run_experiment_instance(i)
+
+
 def overhead(root, n):
     run_experiment_instance(tiny(0, root / 'warm_here'))                       # compile in this process first
     t0 = time.perf_counter()
@@ -44,11 +50,18 @@ def overhead(root, n):
         t1 = time.perf_counter()
         s = run_experiment_instances([tiny(s, root / 'dask') for s in range(n)], client=client, show_progress=False)
         warm = time.perf_counter() - t1
+        workers = list(client.scheduler_info()['workers'])
+        t1 = time.perf_counter()
+        parts = [[tiny(s, root / 'raw') for s in range(k, n, len(workers))] for k in range(len(workers))]
+        client.gather([client.submit(_run_many, p, workers=[w], pure=False) for p, w in zip(parts, workers)])
+        raw = time.perf_counter() - t1
     cold = time.perf_counter() - t0
     assert len(here.done) == len(s.done) == n
     print(f"1. {n} tiny instances: in-process sum {summed:.2f} s ({1e3 * summed / n:.2f} ms each); 2-worker LocalCluster "
           f"{warm:.2f} s warm ({cold:.2f} s with cluster start and compilation); target {summed:.2f} s (2 x sum/2): "
-          f"warm/(sum/2) = {warm / (summed / 2):.2f}", flush=True)
+          f"warm/(sum/2) = {warm / (summed / 2):.2f}. The same runs split by hand over the two workers (one task each, no "
+          f"scheduling) take {raw:.2f} s: run_experiment_instances/by hand = {warm / raw:.2f} (the rest is the machine: "
+          f"two processes on {os.cpu_count()} shared cores)", flush=True)
 
 
 def quick_test_instances(folder, agents=QUICK_AGENTS):

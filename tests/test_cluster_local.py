@@ -105,3 +105,30 @@ def test_killed_worker_loses_nothing(client, tmp_path):
     here = run_experiment_instances([inst(k, tmp_path / 'here', cfg=SLOW, size=8) for k in range(6)], n_cores=1, show_progress=False)
     assert [table(p) for p in s] == [table(p) for p in here]
     assert s.retried, "the killed worker's run should have been started again elsewhere"
+
+
+CUSTOM_AGENT = '''import gin
+from colosseum_nb.agent.agents.episodic import QLearningEpisodic
+from colosseum_nb.experiment.experiment_instances import register_agent_class
+
+@register_agent_class
+@gin.configurable
+class MyQLearningEpisodic(QLearningEpisodic):
+    "A custom agent class, registered when its module is imported."
+'''
+
+
+def test_custom_class_imported_on_workers(tmp_path, monkeypatch):
+    (tmp_path / 'my_agents_i7.py').write_text(CUSTOM_AGENT)
+    insts = [inst(s, tmp_path / 'custom', agent='MyQLearningEpisodic') for s in range(2)]
+    monkeypatch.syspath_prepend(str(tmp_path))   # spawned workers start with this process's import path
+    with local_client(2) as c:
+        s = run_experiment_instances(insts, client=c, show_progress=False, raise_on_failure=False)
+        assert len(s.failed) == 2 and all('unknown agent class' in e for e in s.failed.values()), s.failed
+        s = run_experiment_instances(insts, client=c, show_progress=False, raise_on_failure=False, import_modules=['no_such_module_i7'])
+        assert all("cannot import 'no_such_module_i7'" in e for e in s.failed.values()) and not s.retried, s
+        s = run_experiment_instances(insts, client=c, show_progress=False, import_modules=['my_agents_i7'])
+    assert (len(s.done), s.failed) == (2, {})
+    # the subclass learns exactly like its parent
+    parent = run_experiment_instances([inst(k, tmp_path / 'parent') for k in range(2)], n_cores=1, show_progress=False)
+    assert [table(p) for p in s] == [table(p) for p in parent]

@@ -323,7 +323,7 @@ class ExperimentRunsFailed(RuntimeError):
         lines = [f"{k}: {e}" for k, e in summary.failed.items()]
         super().__init__(f"{len(summary.failed)} of {len(summary.paths)} runs failed (the others completed):\n" + '\n'.join(lines))
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #7b42f96b
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #440bb554
 def _run_timed(inst, skip):
     "(status, CSV path, error, seconds) of one run."
     t0 = time.perf_counter()
@@ -341,13 +341,18 @@ def _note_start(topic, keys):
 def _run_batch(batch, # [(key, instance)]
                skip:bool, modules:tuple, topic:str):
     "Run a batch of instances on this process; [(key, status, path, error, seconds)]."
-    for m in modules: importlib.import_module(m)
     _note_start(topic, [k for k, _ in batch])
+    try:
+        for m in modules: importlib.import_module(m)
+    except Exception as e: return [(k, 'failed', None, f"cannot import {m!r} on this worker ({type(e).__name__}: {e})", 0.0) for k, _ in batch]
     return [(k, *_run_timed(inst, skip)) for k, inst in batch]
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ec80c0bf
-def _lost(batch, err):
-    return [(k, 'failed', None, f"its worker was lost too often ({type(err).__name__}: {err})", 0.0) for k, _ in batch]
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b2bf0264
+_LOST = (distributed.KilledWorker, distributed.client.FutureCancelledError, OSError) # a task's worker (or connection) was lost
+
+def _failed(batch, err):
+    why = "its worker was lost too often" if isinstance(err, _LOST) else "its task failed"
+    return [(k, 'failed', None, f"{why} ({type(err).__name__}: {err})", 0.0) for k, _ in batch]
 
 def _batch_runner():
     "The package's `_run_batch`, pickled by reference (workers run the installed package, also when this code runs in a notebook)."
@@ -364,7 +369,7 @@ def _map_on_client(client, batches, prios, skip, modules, on_results, resubmits=
             b, p, tries = futs.pop(fut)
             try: on_results(fut.result())
             except Exception as e:
-                if tries >= resubmits: on_results(_lost(b, e)); continue
+                if tries >= resubmits or not isinstance(e, _LOST): on_results(_failed(b, e)); continue
                 nf = submit(b, p); futs[nf] = (b, p, tries + 1); pending.add(nf)
     finally: client.cancel(list(futs))
     starts = collections.Counter()
@@ -388,7 +393,7 @@ def local_client(n_workers:int=None, # worker processes (default: one per core)
     kw = {**dict(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=':0', silence_logs=logging.ERROR, env=env), **kwargs}
     with distributed.LocalCluster(**kw) as cluster, distributed.Client(cluster) as client: yield client
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #9b6d81bf
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #79e58b33
 def _n_workers(n_cores, client):
     if client is not None:
         if n_cores is not None: raise ValueError("give either a client or n_cores, not both (the client's cluster decides the workers)")
@@ -430,8 +435,7 @@ def _dispatch(todo, costs, client, n, skip, modules, record, resubmits):
     n_workers = n if client is None else max(4, len(client.scheduler_info(n_workers=-1)['workers']))
     keys = plan_batches(costs, n_workers, group=lambda k: todo[k].agent_class_name)
     if client is None and (n == 1 or len(keys) == 1):
-        for m in modules: importlib.import_module(m)
-        for k in sorted(todo, key=lambda k: -costs[k]): record(_run_batch([(k, todo[k])], skip, (), None))
+        for k in sorted(todo, key=lambda k: -costs[k]): record(_run_batch([(k, todo[k])], skip, tuple(modules), None))
         return {}
     batches, prios = [[(k, todo[k]) for k in b] for b in keys], [sum(costs[k] for k in b) for b in keys]
     if client is not None: return _map_on_client(client, batches, prios, skip, modules, record, resubmits)

@@ -152,13 +152,14 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #064b397a
+# %% ../nbs/08_cli.ipynb #4401c8b7
 def summary_table(folder # a benchmark's results folder
                  )->pd.DataFrame:
-    "Per MDP and agent: 'mean ± std (seeds)' of the final normalised cumulative regret per step, time-cut runs flagged '*'."
+    "Per MDP and agent (configuration): 'mean ± std (seeds)' of the final normalised cumulative regret per step, time-cut runs flagged '*'."
     s = benchmark_summary(folder)
     if s.empty: return pd.DataFrame()
     s['cell'] = [f"{m:.3f} ± {sd:.3f} ({n}{', ' + str(c) + ' cut*' if c else ''})" for m, sd, n, c in zip(s['mean'], s['std'], s.seeds, s.time_cut)]
+    if s.agent.str.startswith('prms_0-').all(): s['agent'] = s.agent.str[len('prms_0-'):]  # one configuration per agent: its name suffices
     t = s.pivot(index='mdp', columns='agent', values='cell').fillna('-')
     t.columns.name, t.index.name = None, None
     return t

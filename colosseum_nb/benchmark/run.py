@@ -245,7 +245,7 @@ def instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt(
     "Instantiate the benchmarks in the hyperparameter-optimisation root; return their experiment instances."
     return _instantiate_pairs(agents_and_benchmarks, lambda b: b.get_hyperopt_benchmark_log_folder(), gin_overrides)
 
-# %% ../../nbs/07a_benchmark.run.ipynb #f676ac0a
+# %% ../../nbs/07a_benchmark.run.ipynb #bd9dbaf2
 def _progress(insts, stop, desc):
     "Update a progress bar from the result files of `insts` until `stop` is set."
     from tqdm.auto import tqdm
@@ -256,11 +256,11 @@ def _progress(insts, stop, desc):
 
 def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled ones)
                   n_cores:int=None, # local processes (default: `config.get_available_cores()`)
-                  progress:bool=True, # show a progress bar
+                  progress:bool=None, # show a progress bar (default: `config.is_verbose()`)
                   desc:str='runs' # the progress bar's label
                  )->list:
     "Run the instances not done yet, with a progress bar; return the CSV paths."
-    n_cores = n_cores or config.get_available_cores()
+    n_cores, progress = n_cores or config.get_available_cores(), config.is_verbose() if progress is None else progress
     kw = dict(show_progress=False) if 'show_progress' in inspect.signature(run_experiment_instances).parameters else {}
     insts = [i for i in instances if isinstance(i, ExperimentInstance)]
     if not progress or not insts: return run_experiment_instances(instances, n_cores=n_cores, skip_completed=True, **kw)
@@ -272,7 +272,7 @@ def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled o
 def run_benchmarks(agents_and_benchmarks:list, # `(agents_configs, benchmark)` pairs
                    n_cores:int=None, # local processes (default: `config.get_available_cores()`)
                    gin_overrides:list=None, # bindings such as 'prms_0/QLearningEpisodic.c_1=0.5'
-                   progress:bool=True # show a progress bar
+                   progress:bool=None # show a progress bar (default: `config.is_verbose()`)
                   )->list:
     "Instantiate the benchmarks, run every run not done yet, and return the results folders."
     insts = instantiate_and_get_exp_instances_from_agents_and_benchmarks(agents_and_benchmarks, gin_overrides)

@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = ['PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #97e8befc
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #9d48edc2
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
 from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
+from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
                                            mean_discounted_vi, evaluate_policy_rows, _mp_stop)
@@ -25,15 +26,16 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
     eta = max(5.0, min(10.0 * S, eta_weight * (np.sqrt(T * S / A) + 12 * omega * S ** 4)))
     return psi, omega, kappa, eta
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ab2854a9
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #4d32ddd9
 PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm iflag')
 PSRLContinuousState.__doc__ = "The arrays of a `PSRLContinuous` agent, read by the kernels by name."
 # the entries of `prm`
 _P_PSI, _P_ETA, _P_OMEGA, _P_KAPPA, _P_GAMMA, _P_C, _P_PLAN_TOL, _P_REFERENCE, _P_OPTIMISTIC, _P_MIN_STEPS, _P_R_MAX, _P_TRUNCATE, _P_LOG4S, _P_POLICY_TOL = range(14)
-# the entries of `iflag`: policy stale, steps in the episode, sample slots used, plans made, improvement sweeps
-_F_STALE, _F_STEPS, _F_SLOTS, _F_PLANS, _F_SWEEPS = range(5)
+# the entries of `iflag`: policy stale, steps in the episode, sample slots used, plans made, improvement sweeps,
+# plans whose policy iteration did not converge, the step of the first of them, steps
+_F_STALE, _F_STEPS, _F_SLOTS, _F_PLANS, _F_SWEEPS, _F_SOLVER_FAILURES, _F_FIRST_FAILURE, _F_T = range(8)
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #d3664c01
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e40024e7
 @kernel
 def _psrlc_policy_rows(state, pa, pj):
     "Compact rows `(rp, cols, probs, r, dg)` of the chain of the extended policy `(pa, pj)` (see `evaluate_policy_rows`)."
@@ -66,6 +68,7 @@ def _psrlc_policy_rows(state, pa, pj):
     rp[S] = n
     return rp, cols, probs, rr, dg
 
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e6f7773f
 @kernel
 def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
@@ -111,6 +114,7 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
         evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
     return -max_iter
 
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #139f4e14
 @kernel
 def _psrlc_sample(state):
     "Draw the rewards and the transition samples of the extended MDP."
@@ -151,11 +155,17 @@ def _psrlc_sample(state):
                 sl = slot[s, a]
                 for j in range(psi): st = dirichlet_counts_row(st, N, supp, nsupp, s, a, b, k, P[sl, j])
 
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #7d40a48e
 @kernel
 def _psrlc_plan(state):
     _psrlc_sample(state)
-    state.iflag[_F_SWEEPS] += abs(_psrlc_solve(state, 1_000_000))
-    state.iflag[_F_PLANS] += 1
+    iflag = state.iflag
+    sweeps = _psrlc_solve(state, 1_000_000)
+    iflag[_F_SWEEPS] += abs(sweeps)
+    if sweeps < 0:
+        if iflag[_F_SOLVER_FAILURES] == 0: iflag[_F_FIRST_FAILURE] = iflag[_F_T]
+        iflag[_F_SOLVER_FAILURES] += 1
+    iflag[_F_PLANS] += 1
 
 @kernel
 def _psrlc_before_start(state, s0): _psrlc_plan(state)
@@ -168,7 +178,7 @@ def _psrlc_step_update(state, s, a, r, sp, h, terminal):
     nig_update(state.nig, s, a, r)
     if not terminal: count_update(state.N, state.Nsa, state.supp, state.nsupp, s, a, sp)
     state.nu[s, a] += 1.0
-    state.iflag[_F_STEPS] += 1; state.iflag[_F_STALE] = 1
+    state.iflag[_F_STEPS] += 1; state.iflag[_F_T] += 1; state.iflag[_F_STALE] = 1
 
 @kernel
 def _psrlc_is_episode_end(state, s, a, sp, h, terminal):
@@ -193,9 +203,10 @@ def _psrlc_policy(state, pi):
 PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_step_update, _psrlc_is_episode_end,
                                     _psrlc_episode_end_update, _psrlc_policy)
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #8e62ca4e
-_GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
+_GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c0b2284f
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -250,7 +261,7 @@ class PSRLContinuous(KernelAgent):
                         mdp_specs.r_max, float(bool(truncate_reward_with_max)), np.log(4 * S), _POLICY_TOL])
         state = PSRLContinuousState(nig, *init_counts(S, A), np.zeros((S, A)), np.full((S, A), -1, np.int64), np.zeros((K, psi, S)),
                  np.zeros((S, A, S)), np.ones((S, A)), np.zeros((S, A, psi), np.int64), np.zeros((S, A)),
-                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, np.array([1, 0, 0, 0, 0], np.int64))
+                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, np.array([1, 0, 0, 0, 0, 0, -1, 0], np.int64))
         self.numba_agent = NumbaAgent(PSRL_CONTINUOUS_FNS, state)
 
     @classmethod
@@ -274,3 +285,14 @@ class PSRLContinuous(KernelAgent):
     def n_episodes(self)->int:
         "Number of plans made so far (artificial episodes, counting the one before the first step)."
         return int(self.numba_agent.state.iflag[_F_PLANS])
+
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #0f934c8a
+@patch(as_prop=True)
+def solver_failures(self:PSRLContinuous)->int:
+    "Number of plans whose policy iteration stopped at its iteration limit."
+    return int(self.numba_agent.state.iflag[_F_SOLVER_FAILURES])
+
+@patch(as_prop=True)
+def first_solver_failure_step(self:PSRLContinuous)->int:
+    "The step of the first plan that did not converge (-1: none)."
+    return int(self.numba_agent.state.iflag[_F_FIRST_FAILURE])

@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'check_number', 'check_choice', 'check_int', 'BaseAgent', 'cached_gin_values',
            'no_before_start', 'no_episode_end_update', 'terminal_is_episode_end', 'KernelAgent', 'loop_cache_dir',
-           'kernel_loop', 'clear_loop_cache', 'run_agent']
+           'kernel_loop', 'clear_loop_cache', 'compiled_loop', 'play', 'run_agent']
 
-# %% ../../nbs/05_agent.base.ipynb #03939191
-import abc, numbers, re, ast, os, sys, types, hashlib, functools
+# %% ../../nbs/05_agent.base.ipynb #6d8d45cd
+import abc, numbers, re, ast, os, sys, types, hashlib, functools, time
 import numba
 from pathlib import Path
 from collections import namedtuple
@@ -55,7 +55,7 @@ def check_int(name:str, value, low:int=0)->int:
         raise ValueError(f"{name}={value!r}: must be an integer >= {low}")
     return int(value)
 
-# %% ../../nbs/05_agent.base.ipynb #fe53610a
+# %% ../../nbs/05_agent.base.ipynb #e1f975e2
 class BaseAgent(abc.ABC):
     "Base class of tabular agents (Colosseum's Python protocol); subclass it and implement `select_action`, `step_update`, `current_optimal_stochastic_policy` and `is_episodic`."
     search_space = {}       # hyperparameter name -> (low, high) of a uniform search range
@@ -105,6 +105,16 @@ class BaseAgent(abc.ABC):
     @abc.abstractmethod
     def current_optimal_stochastic_policy(self)->np.ndarray:
         "The agent's current best guess of an optimal policy, float64 rows summing to one: (S, A), or (H, S, A) when episodic."
+
+    @property
+    def solver_failures(self)->int:
+        "How many times the agent's planner reported that it did not converge (0 for an agent without a planner that can fail)."
+        return 0
+
+    @property
+    def first_solver_failure_step(self)->int:
+        "The step of the first such failure (-1: none)."
+        return -1
 
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.hyperparameters.items())})"
 
@@ -318,33 +328,182 @@ def clear_loop_cache():
     if folder is None: return
     for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
-# %% ../../nbs/05_agent.base.ipynb #3fdb7789
-_RUN_TEMPLATE = '''
-def run_loop(state, ptr, nxt, prob, kind, rprm, lo, hi, A, starts, sprobs, H, T, S_out, A_out, R_out, policy_every, pi):
-    s = _sample_start(starts, sprobs)
-    before_start(state, s)
-    h = 0
+# %% ../../nbs/05_agent.base.ipynb #6696b507
+@numba.njit(cache=True, nogil=False)
+def _clock():
+    "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
+    with numba.objmode(now='float64'):
+        now = time.perf_counter()
+    return now
+
+@kernel
+def _no_regret(ws, pi, changed, s_cur, s0):
+    "The regret kernel of a loop that only plays: no indicator, no failure."
+    return 0.0, 0.0, 0.0, False
+
+_LOOP_OUT = 4   # length of the loop's `out` array
+
+# %% ../../nbs/05_agent.base.ipynb #31dd0dff
+_LOOP_TEMPLATE = '''
+import numpy as np
+def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, raw, opt_tol, t_start, out, S_out, A_out, R_out):
+    np.random.seed(seed)
+    A = pi.shape[-1]
+    episodic = H > 0
+    record = S_out.shape[0] > 0
+    s = _sample_start(starts, sprobs); s0 = s; h = 0
+    before_start(st, s)
+    training = True; last_training = -1; stopped_optimal = -1; have_pi = False
+    window = np.zeros(10); nw = 0
+    creg = 0.0; cnreg = 0.0; cer = 0.0; cr = 0.0; since = 0; nrow = 0
+    timed = max_time < np.inf
+    nr = 0.0; failures = 0; first_failure = -1
     for t in range(T):
-        if policy_every > 0 and t > 0 and t % policy_every == 0: policy(state, pi)
-        a = select(state, s, h if H > 0 else t)
-        sp, r = _sample_step(ptr, nxt, prob, kind, rprm, lo, hi, A, s, a)
-        terminal = H > 0 and h + 1 == H
-        step_update(state, s, a, r, sp, h if H > 0 else t, terminal)
-        if is_episode_end(state, s, a, sp, h if H > 0 else t, terminal): episode_end_update(state)
-        S_out[t], A_out[t], R_out[t] = s, a, r
-        s, h = sp, h + 1
-        if terminal: s, h = _sample_start(starts, sprobs), 0
+        if timed and training and t % check_every == 0:
+            now = _clock()
+            if now - t_start > max_time - 0.5:
+                training = False; last_training = t
+        a = select(st, s, h)
+        sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
+        if record:
+            S_out[t] = s; A_out[t] = a; R_out[t] = r
+        terminal = episodic and h + 1 == H
+        if training:
+            step_update(st, s, a, r, sp, h, terminal)
+            if is_episode_end(st, s, a, sp, h, terminal): episode_end_update(st)
+        if t > 0 and log_every > 0 and t % log_every == 0:
+            changed = True
+            if training or not have_pi:
+                changed = policy(st, pi); have_pi = True
+            else: changed = False
+            rg, nr, er, failed = regret(rws, pi, changed, sp, s0)
+            if failed:
+                if failures == 0: first_failure = t
+                failures += 1
+            creg += rg * since; cnreg += nr * since; cer += er * since
+            now = _clock()
+            raw[nrow, 0] = t; raw[nrow, 1] = creg; raw[nrow, 2] = cnreg; raw[nrow, 3] = cer; raw[nrow, 4] = cr; raw[nrow, 5] = now - t_start
+            nrow += 1; since = 0
+            window[nw % 10] = nr; nw += 1
+            if training and t > 0.2 * T and nw >= 10 and np.all(np.abs(window) <= opt_tol) and abs(nr) <= 1e-8:
+                training = False; stopped_optimal = t
+        since += 1; cr += r
+        s = sp; h += 1
+        if terminal:
+            s = _sample_start(starts, sprobs); s0 = s; h = 0
+    if training or not have_pi:
+        changed = policy(st, pi)
+    else: changed = False
+    rg, nr, er, failed = regret(rws, pi, changed, s, s0)
+    if failed:
+        if failures == 0: first_failure = T - 1
+        failures += 1
+    creg += rg * since; cnreg += nr * since; cer += er * since
+    now = _clock()
+    raw[nrow, 0] = T - 1; raw[nrow, 1] = creg; raw[nrow, 2] = cnreg; raw[nrow, 3] = cer; raw[nrow, 4] = cr; raw[nrow, 5] = now - t_start
+    out[0] = last_training; out[1] = stopped_optimal; out[2] = failures; out[3] = first_failure
+    return nrow + 1
 '''
 
-def _run_numba(fns):
-    "The compiled `run_agent` loop of an agent's kernels `fns` (a `NumbaAgentFns`)."
-    return kernel_loop('run_loop', _RUN_TEMPLATE, dict(fns._asdict(), _sample_start=_sample_start, _sample_step=_sample_step))
+def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
+                  regret=None # the regret kernel evaluating the policy at logs (default `_no_regret`)
+                 ):
+    "The interaction loop compiled with an agent's kernels (loaded from numba's disk cache when it can be)."
+    names = dict(fns._asdict(), regret=_no_regret if regret is None else regret, _clock=_clock, _sample_start=_sample_start, _sample_step=_sample_step)
+    return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-def _mdp_arrays(mdp):
-    sp = mdp.sparse
-    return (sp.ptr, sp.nxt, sp.prob, mdp.reward_kind, mdp.reward_params, float(mdp.rewards_range[0]), float(mdp.rewards_range[1]),
-            mdp.n_actions, mdp.starting_states, mdp.starting_probs)
+# %% ../../nbs/05_agent.base.ipynb #fc45085a
+def _agent_policy(agent, shape):
+    "The agent's `current_optimal_stochastic_policy` as a float64 array of `shape` (an extra stage `H` is dropped)."
+    pi = np.asarray(agent.current_optimal_stochastic_policy, dtype=np.float64)
+    if len(shape) == 3 and pi.ndim == 3 and pi.shape[0] > shape[0]: pi = pi[:shape[0]]
+    if pi.shape != tuple(shape): raise ValueError(f"current_optimal_stochastic_policy has shape {pi.shape}; expected {tuple(shape)}")
+    return np.ascontiguousarray(pi)
 
+def _python_loop(agent, m, T, log_every, max_time, seed, regret_fn, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out):
+    "`_LOOP_TEMPLATE` in Python, for an agent of the Python protocol (same arguments, the agent in place of its kernels and state)."
+    seed_numba(seed)
+    ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H = m
+    A = pi_shape[-1]; episodic = H > 0; record = S_out.shape[0] > 0
+    s = int(_sample_start(starts, sprobs)); s0 = s; h = 0
+    ts = TimeStep(StepType.FIRST, None, None, s)
+    agent.before_start_interacting(ts)
+    training, last_training, stopped_optimal, pi, failures, first_failure = True, -1, -1, None, 0, -1
+    window, creg, cnreg, cer, cr, since, nrow = [], 0.0, 0.0, 0.0, 0.0, 0, 0
+    timed = max_time < np.inf
+    def evaluate(t, s_cur, s0):
+        nonlocal pi, failures, first_failure
+        if training or pi is None: pi = _agent_policy(agent, pi_shape)
+        rg, nr, er, failed = regret_fn(rws, pi, True, s_cur, s0)
+        if failed: first_failure, failures = (t if failures == 0 else first_failure), failures + 1
+        return rg, nr, er
+    for t in range(T):
+        if timed and training and time.perf_counter() - t_start > max_time - 0.5: training, last_training = False, t
+        a = int(agent.select_action(ts, h))
+        sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
+        if record: S_out[t], A_out[t], R_out[t] = s, a, r
+        sp = int(sp); terminal = episodic and h + 1 == H
+        ts_next = TimeStep(StepType.LAST if terminal else StepType.MID, r, 1.0, -1 if terminal else sp)
+        if training:
+            agent.step_update(ts, a, ts_next, h)
+            if agent.is_episode_end(ts, a, ts_next, h): agent.episode_end_update()
+        if t > 0 and log_every > 0 and t % log_every == 0:
+            rg, nr, er = evaluate(t, sp, s0)
+            creg += rg * since; cnreg += nr * since; cer += er * since
+            raw[nrow] = (t, creg, cnreg, cer, cr, time.perf_counter() - t_start); nrow += 1; since = 0
+            window = (window + [nr])[-10:]
+            if training and t > 0.2 * T and len(window) == 10 and all(abs(x) <= opt_tol for x in window) and abs(nr) <= 1e-8:
+                training, stopped_optimal = False, t
+        since += 1; cr += r
+        s, h, ts = sp, h + 1, ts_next
+        if terminal:
+            s = int(_sample_start(starts, sprobs)); s0, h = s, 0
+            ts = TimeStep(StepType.FIRST, None, None, s)
+    rg, nr, er = evaluate(T - 1, s, s0)
+    creg += rg * since; cnreg += nr * since; cer += er * since
+    raw[nrow] = (T - 1, creg, cnreg, cer, cr, time.perf_counter() - t_start)
+    out[:] = (last_training, stopped_optimal, failures, first_failure)
+    return nrow + 1
+
+# %% ../../nbs/05_agent.base.ipynb #e4482fc6
+def _mdp_arrays(mdp)->tuple:
+    "The MDP as the arrays the loop samples from: `(ptr, nxt, prob, reward kind, reward parameters, lo, hi, starts, start probabilities, H or 0)`."
+    sp = mdp.sparse; lo, hi = mdp.rewards_range
+    return (sp.ptr, sp.nxt, sp.prob, mdp.reward_kind, mdp.reward_params, float(lo), float(hi),
+            np.asarray(mdp.starting_states, np.int64), np.asarray(mdp.starting_probs, np.float64), int(mdp.H) if mdp.is_episodic() else 0)
+
+def play(agent, # the agent
+         m:tuple, # `_mdp_arrays(mdp)`
+         T:int, # number of steps
+         raw:np.ndarray, # (rows, 6) log rows: step, cumulative regret, normalised regret, expected reward, reward, seconds
+         pi_shape:tuple, # shape of the agent's policy
+         seed:int=0, # seed of numba's stream for the run
+         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
+         max_time:float=np.inf, # time budget in seconds
+         check_every:int=1000, # steps between clock reads under a time budget
+         regret=None, # regret kernel evaluating the policy at logs (default `_no_regret`)
+         rws:tuple=(), # its workspace
+         opt_tol:float=-1.0, # tolerance of the optimality test (negative: never stop learning)
+         record:bool=False, # record the trajectory
+         use_numba:bool=True # run the compiled loop (the agent's `numba_agent`)
+        )->tuple:
+    "Run the interaction loop; return `(log rows, out, (states, actions, rewards))` (`out` as in `_LOOP_TEMPLATE`)."
+    regret = _no_regret if regret is None else regret
+    n = T if record else 0
+    traj = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
+    out = np.full(_LOOP_OUT, -1, np.int64)
+    if not use_numba:
+        rows = _python_loop(agent, m, T, log_every, max_time, seed, regret, rws, pi_shape, raw, opt_tol, time.perf_counter(), check_every, out, *traj)
+        return rows, out, traj
+    nb = agent.numba_agent
+    loop = compiled_loop(nb.fns, regret)
+    args = [nb.state, *m, T, log_every, max_time, check_every, seed, rws, np.zeros(pi_shape), raw, opt_tol, 0.0, out, *traj]
+    loop.compile(tuple(numba.typeof(a) for a in args))  # compile or load before the clock starts (a no-op once done)
+    _clock()
+    args[20] = time.perf_counter()
+    return loop(*args), out, traj
+
+# %% ../../nbs/05_agent.base.ipynb #f7262f53
 def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
               mdp, # the MDP
               T:int, # number of steps
@@ -353,27 +512,9 @@ def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
               policy_every:int=0 # read the agent's policy every that many steps, as a logging loop does (0: never)
              ):
     "Play `T` steps; return the visited states, the actions and the rewards."
-    ptr, nxt, prob, kind, rprm, lo, hi, A, starts, sprobs = arrs = _mdp_arrays(mdp)
     H = mdp.H if mdp.is_episodic() else 0
-    S_out, A_out, R_out = np.zeros(T, np.int64), np.zeros(T, np.int64), np.zeros(T)
-    seed_numba(seed)
-    if not python:
-        na = agent.numba_agent
-        pi = np.zeros((H, mdp.n_states, A) if H else (mdp.n_states, A))
-        _run_numba(na.fns)(na.state, *arrs, H, T, S_out, A_out, R_out, int(policy_every), pi)
-        return S_out, A_out, R_out
-    ts = TimeStep(StepType.FIRST, None, None, int(_sample_start(starts, sprobs)))
-    agent.before_start_interacting(ts); h = 0
-    for t in range(T):
-        if policy_every > 0 and t > 0 and t % policy_every == 0: agent.current_optimal_stochastic_policy
-        th = h if H else t
-        a = agent.select_action(ts, th)
-        sp, r = _sample_step(ptr, nxt, prob, kind, rprm, lo, hi, A, ts.observation, a)
-        last = bool(H) and h + 1 == H
-        ts_next = TimeStep(StepType.LAST if last else StepType.MID, r, 1.0, -1 if last else int(sp))
-        agent.step_update(ts, a, ts_next, th)
-        if agent.is_episode_end(ts, a, ts_next, th): agent.episode_end_update()
-        S_out[t], A_out[t], R_out[t] = ts.observation, a, r
-        ts, h = ts_next, h + 1
-        if last: ts, h = TimeStep(StepType.FIRST, None, None, int(_sample_start(starts, sprobs))), 0
-    return S_out, A_out, R_out
+    shape = (H, mdp.n_states, mdp.n_actions) if H else (mdp.n_states, mdp.n_actions)
+    every = int(policy_every) if policy_every > 0 else -1
+    raw = np.zeros(((T - 1) // every + 1 if every > 0 else 1, 6))
+    _, _, traj = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=seed, log_every=every, record=True, use_numba=not python)
+    return traj

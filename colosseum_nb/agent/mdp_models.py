@@ -54,7 +54,7 @@ def check_conjugate_models(reward_prior_model, # a `RewardsConjugateModel` (or i
         raise ValueError(f"reward_prior_model={r}: only RewardsConjugateModel.N_NIG is implemented (Colosseum's N_N treats the precision as a standard deviation and is unused)")
     return r, parse(transitions_prior_model, TransitionsConjugateModel, 'transitions_prior_model')
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #5c71eaf3
+# %% ../../nbs/05b_agent.mdp_models.ipynb #aad0919d
 _U = np.uint64
 _ZR = 3.6541528853610088  # start of the tail of the 256-layer normal ziggurat
 
@@ -83,6 +83,7 @@ def _splitmix(z):
     x = (x ^ (x >> _U(27))) * _U(0x94D049BB133111EB)
     return x ^ (x >> _U(31)), z
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #3450d896
 @kernel
 def rng_seed(seed # a 64-bit integer
             ):
@@ -136,6 +137,7 @@ def rng_integer(st, # generator state
             low = m & _U(0xFFFFFFFF)
     return np.int64(m >> _U(32)), st
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #22b0fff0
 @kernel
 def _normal_slow(st, idx, x):
     "The rare part of the ziggurat: tail (layer 0) or wedge test of the candidate `x`; (draw, or NaN when rejected, and state)."
@@ -164,6 +166,7 @@ def rng_normal(st # generator state
         x, st = _normal_slow(st, idx, x)
         if x == x: return x, st
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #4efe6b35
 @kernel
 def gamma_constants(a # shape, > 0
                    ):
@@ -476,7 +479,7 @@ def mean_transitions(N, Nsa, c):
     den = Nsa[..., None] + S * c
     return np.where(den > 0, (N + c) / np.where(den > 0, den, 1), 1.0 / S)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #46e99388
+# %% ../../nbs/05b_agent.mdp_models.ipynb #b7d10bf2
 @kernel
 def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
     "McQueen-Porteus test; on success set V (and shift Q) to the midpoint and return True."
@@ -517,37 +520,22 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
                 tot += v - V[s]; V[s] = v
     return -max_iter
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #15b4cab2
 @kernel
 def dense_discounted_vi(T, R, gamma, # dense model (S, A, S), (S, A) and discount
                         V, Q, # values (S,) (the warm start, updated in place) and Q-values (S, A) (output)
                         tol, max_iter, # accuracy of V and largest number of improvement sweeps
                         n_eval=20 # evaluation sweeps after each improvement sweep
                        ):
-    "Optimal discounted values of a dense model by warm-started modified policy iteration."
+    "Optimal discounted values of a dense model: `mean_discounted_vi` on the model seen as counts."
     S, A = R.shape
-    Vn, pol = np.empty(S), np.zeros(S, np.int64)
-    for it in range(max_iter):
-        lo, hi = np.inf, -np.inf
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                q = 0.0
-                for j in range(S): q += T[s, a, j] * V[j]
-                q = R[s, a] + gamma * q
-                Q[s, a] = q
-                if q > best: best, pol[s] = q, a
-            Vn[s] = best
-            lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
-        if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
-        V[:] = Vn
-        for e in range(n_eval):
-            for s in range(S):
-                q = 0.0
-                for j in range(S): q += T[s, pol[s], j] * V[j]
-                V[s] = R[s, pol[s]] + gamma * q
-    return -max_iter
+    supp = np.empty((S, A, S), np.int64)
+    for s in range(S):
+        for a in range(A):
+            for j in range(S): supp[s, a, j] = j
+    return mean_discounted_vi(T, np.ones((S, A)), supp, np.full((S, A), S, np.int64), 0.0, R, gamma, V, Q, tol, max_iter, n_eval)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #6249663d
+# %% ../../nbs/05b_agent.mdp_models.ipynb #563b06a6
 @kernel
 def scc_order(rp, cols # graph: the successors of s are cols[rp[s]:rp[s+1]]
              )->tuple:
@@ -571,6 +559,7 @@ def _solve_dominant(M, b, n):
         for j in range(i + 1, n): acc -= M[i, j] * b[j]
         b[i] = acc / M[i, i]
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #eba4ed00
 @kernel
 def evaluate_policy_rows(rp, cols, probs, # compact rows of the policy's chain, self-transitions left out
                          r, dg, # rewards (S,) and 1 - gamma P[s, s] (S,)

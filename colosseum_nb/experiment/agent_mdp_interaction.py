@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['AGENT_INDICATORS', 'BASELINE_INDICATORS', 'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #daa1483f
-import time, math
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #3cba89f1
+import time, math, warnings
 from collections import namedtuple
 import numpy as np
 import pandas as pd
@@ -17,7 +17,7 @@ from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
 from ..utils import seed_numba, make_mdp_spec
-from ..agent.base import kernel_loop, loop_cache_dir
+from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_arrays, _clock
 from ..agent.agents import AGENTS, agent_class
 from ..mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
 from tqdm.auto import tqdm
@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c7249baa
 _TOL, _MAX_ITER = 1e-12, 100_000
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #85e785ff
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #e3a0f11a
 _CACHE_K = 8
 
 @kernel
@@ -64,11 +64,13 @@ def _relabel(pi, order):
 
 @kernel
 def _continuous_regret(ws, pi, changed, s_cur, s0):
-    "(r, nr, expected reward) of the stationary policy `pi` from state `s_cur`."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order = ws
+    "(r, nr, expected reward, the gain solver failed) of the stationary policy `pi` from state `s_cur`."
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order, lim = ws
     slot = _cache_lookup(cache_pi, meta, pi, changed)
+    failed = False
     if slot < 0:
-        g, status = _policy_state_gains(ptr, nxt, prob, R, _relabel(pi, order), warm, _TOL, _MAX_ITER, _BAND_MEM_CAP, _BAND_WORK_CAP)
+        g, status = _policy_state_gains(ptr, nxt, prob, R, _relabel(pi, order), warm, consts[2], lim[0], lim[1], float(lim[2]))
+        failed = status != 0
         slot = _cache_store(cache_pi, meta, pi); meta[3] += 1
         for i in range(order.shape[0]): cache_v[slot, order[i]] = g[i]
     else:
@@ -76,11 +78,11 @@ def _continuous_regret(ws, pi, changed, s_cur, s0):
     rho = cache_v[slot, s_cur]
     r = consts[0] - rho
     if abs(r) <= 1e-3 or r < 0: r = 0.0
-    return r, r / (consts[0] - consts[1]), rho
+    return r, r / (consts[0] - consts[1]), rho, failed
 
 @kernel
 def _episodic_regret(ws, pi, changed, s_cur, s0):
-    "(r, nr, expected reward) of the policy `pi` (H, S, A) for an episode started in `s0`."
+    "(r, nr, expected reward, False) of the policy `pi` (H, S, A) for an episode started in `s0` (backward induction cannot fail)."
     ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst = ws
     H = cache_pi.shape[1]
     slot = _cache_lookup(cache_pi, meta, pi, changed)
@@ -94,7 +96,7 @@ def _episodic_regret(ws, pi, changed, s_cur, s0):
     den = Vstar[s0] - Vworst[s0]
     er = 0.0
     for s in range(mu.shape[0]): er += mu[s] * V0[s]
-    return gap / H, gap / den if den > 0 else 0.0, er / H
+    return gap / H, gap / den if den > 0 else 0.0, er / H, False
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #027579c0
 def mdp_baselines(mdp # the MDP of the run
@@ -160,73 +162,12 @@ def _log_rows(cols)->list:
     "The rows (dicts in alphabetical order) of a log given as columns."
     return [dict(zip(LOG_COLUMNS, v)) for v in zip(*(cols[k] for k in LOG_COLUMNS))]
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6fc26838
-@numba.njit(cache=True, nogil=False)
-def _clock():
-    "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
-    with numba.objmode(now='float64'):
-        now = time.perf_counter()
-    return now
-
-_LOOP_TEMPLATE = '''
-import numpy as np
-def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, raw, opt_tol, t_start, out):
-    np.random.seed(seed)
-    A = pi.shape[-1]
-    episodic = H > 0
-    s = _sample_start(starts, sprobs); s0 = s; h = 0
-    before_start(st, s)
-    training = True; last_training = -1; stopped_optimal = -1; have_pi = False
-    window = np.zeros(10); nw = 0
-    creg = 0.0; cnreg = 0.0; cer = 0.0; cr = 0.0; since = 0; nrow = 0
-    timed = max_time < np.inf
-    nr = 0.0
-    for t in range(T):
-        if timed and training and t % check_every == 0:
-            now = _clock()
-            if now - t_start > max_time - 0.5:
-                training = False; last_training = t
-        a = select(st, s, h)
-        sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
-        terminal = episodic and h + 1 == H
-        if training:
-            step_update(st, s, a, r, sp, h, terminal)
-            if is_episode_end(st, s, a, sp, h, terminal): episode_end_update(st)
-        if t > 0 and log_every > 0 and t % log_every == 0:
-            changed = True
-            if training or not have_pi:
-                changed = policy(st, pi); have_pi = True
-            else: changed = False
-            rg, nr, er = regret(rws, pi, changed, sp, s0)
-            creg += rg * since; cnreg += nr * since; cer += er * since
-            now = _clock()
-            raw[nrow, 0] = t; raw[nrow, 1] = creg; raw[nrow, 2] = cnreg; raw[nrow, 3] = cer; raw[nrow, 4] = cr; raw[nrow, 5] = now - t_start
-            nrow += 1; since = 0
-            window[nw % 10] = nr; nw += 1
-            if training and t > 0.2 * T and nw >= 10 and np.all(np.abs(window) <= opt_tol) and abs(nr) <= 1e-8:
-                training = False; stopped_optimal = t
-        since += 1; cr += r
-        s = sp; h += 1
-        if terminal:
-            s = _sample_start(starts, sprobs); s0 = s; h = 0
-    if training or not have_pi:
-        changed = policy(st, pi)
-    else: changed = False
-    rg, nr, er = regret(rws, pi, changed, s, s0)
-    creg += rg * since; cnreg += nr * since; cer += er * since
-    now = _clock()
-    raw[nrow, 0] = T - 1; raw[nrow, 1] = creg; raw[nrow, 2] = cnreg; raw[nrow, 3] = cer; raw[nrow, 4] = cr; raw[nrow, 5] = now - t_start
-    out[0] = last_training; out[1] = stopped_optimal
-    return nrow + 1
-'''
-
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d6d140e1
 def _numba_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
                 episodic:bool # the setting, which picks the regret kernel
                ):
-    "The compiled loop of an agent's kernels (loaded from numba's disk cache when it can be)."
-    regret = _episodic_regret if episodic else _continuous_regret
-    names = dict(fns._asdict(), regret=regret, _clock=_clock, _sample_start=_sample_start, _sample_step=_sample_step)
-    return kernel_loop('loop', _LOOP_TEMPLATE, names)
+    "The compiled loop of an agent's kernels with the regret kernel of the setting (loaded from numba's disk cache when it can be)."
+    return compiled_loop(fns, _episodic_regret if episodic else _continuous_regret)
 
 def agent_loop(agent # an agent with a `numba_agent`
               ):
@@ -235,56 +176,7 @@ def agent_loop(agent # an agent with a `numba_agent`
     if nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it runs in the Python loop, which is not compiled")
     return _numba_loop(nb.fns, agent.is_episodic())
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #2e2499a7
-def _python_loop(agent, m, T, log_every, max_time, seed, regret_fn, rws, pi_shape, raw, opt_tol, t_start, check_every):
-    "One whole run of a Python-protocol agent; same semantics as `_numba_loop`."
-    seed_numba(seed)
-    ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H = m
-    A = pi_shape[-1]; episodic = H > 0
-    s = int(_sample_start(starts, sprobs)); s0 = s; h = 0
-    ts = TimeStep(StepType.FIRST, None, None, s)
-    agent.before_start_interacting(ts)
-    training, last_training, stopped_optimal, pi, cached_pi = True, -1, -1, None, None
-    window, creg, cnreg, cer, cr, since, nrow = [], 0.0, 0.0, 0.0, 0.0, 0, 0
-    timed = max_time < np.inf
-    def evaluate(s_cur, s0):
-        nonlocal pi
-        if training or pi is None: pi = _agent_policy(agent, pi_shape)
-        return regret_fn(rws, pi, True, s_cur, s0)
-    for t in range(T):
-        if timed and training and time.perf_counter() - t_start > max_time - 0.5: training, last_training = False, t
-        a = int(agent.select_action(ts, h))
-        sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
-        sp = int(sp); terminal = episodic and h + 1 == H
-        ts_next = TimeStep(StepType.LAST if terminal else StepType.MID, r, 1.0, -1 if terminal else sp)
-        if training:
-            agent.step_update(ts, a, ts_next, h)
-            if agent.is_episode_end(ts, a, ts_next, h): agent.episode_end_update()
-        if t > 0 and log_every > 0 and t % log_every == 0:
-            rg, nr, er = evaluate(sp, s0)
-            creg += rg * since; cnreg += nr * since; cer += er * since
-            raw[nrow] = (t, creg, cnreg, cer, cr, time.perf_counter() - t_start); nrow += 1; since = 0
-            window = (window + [nr])[-10:]
-            if training and t > 0.2 * T and len(window) == 10 and all(abs(x) <= opt_tol for x in window) and abs(nr) <= 1e-8:
-                training, stopped_optimal = False, t
-        since += 1; cr += r
-        s, h, ts = sp, h + 1, ts_next
-        if terminal:
-            s = int(_sample_start(starts, sprobs)); s0, h = s, 0
-            ts = TimeStep(StepType.FIRST, None, None, s)
-    rg, nr, er = evaluate(s, s0)
-    creg += rg * since; cnreg += nr * since; cer += er * since
-    raw[nrow] = (T - 1, creg, cnreg, cer, cr, time.perf_counter() - t_start)
-    return nrow + 1, last_training, stopped_optimal
-
-def _agent_policy(agent, shape):
-    "The agent's `current_optimal_stochastic_policy` as a float64 array of `shape` (an extra stage `H` is dropped)."
-    pi = np.asarray(agent.current_optimal_stochastic_policy, dtype=np.float64)
-    if len(shape) == 3 and pi.ndim == 3 and pi.shape[0] > shape[0]: pi = pi[:shape[0]]
-    if pi.shape != tuple(shape): raise ValueError(f"current_optimal_stochastic_policy has shape {pi.shape}; expected {tuple(shape)}")
-    return np.ascontiguousarray(pi)
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #65bd69ac
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d8e4cc4b
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
@@ -298,6 +190,8 @@ class MDPLoop:
         if use_numba and nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it can only run in the Python loop")
         self.use_numba = nb is not None if use_numba is None else bool(use_numba)
         self.logs, self.last_training_step, self.stopped_optimal_at = None, -1, -1
+        self.solver_failures, self.first_solver_failure_step = 0, -1
+        self.gain_limits = dict(tol=_TOL, max_iter=_MAX_ITER, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP)   # of the continuous regret's solver
 
     @staticmethod
     def get_indicators()->list:
@@ -311,7 +205,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #277e030d
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #61ccc93a
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -355,21 +249,16 @@ def _workspace(self:MDPLoop):
         shape = (S, A)
         if not o - w > 0.0002: raise ValueError(f"{mdp!r}: the optimal and worst average rewards are too close ({o} vs {w}) for normalised indicators")
     K = int(np.clip(4_000_000 // np.prod(shape), 1, _CACHE_K))
-    common = (sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.array([o, w]),
+    common = (sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.array([o, w, self.gain_limits['tol']]),
               np.zeros((K,) + shape), np.zeros((K, S)), np.zeros(5, np.int64))
     if mdp.is_episodic():
         return _episodic_regret, common + (np.asarray(mdp.mu, float), Vo, Vw), shape, (o, w, rd)
     order = _band_order(sp.ptr, sp.nxt, S, A)
-    return _continuous_regret, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order), shape, (o, w, rd)
+    gl = self.gain_limits
+    lim = np.array([gl['max_iter'], gl['mem_cap'], int(gl['work_cap'])], np.int64)
+    return _continuous_regret, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim), shape, (o, w, rd)
 
-@patch
-def _mdp_arrays(self:MDPLoop):
-    "The MDP as the arrays the loop samples from."
-    mdp = self.mdp; sp = mdp.sparse; lo, hi = mdp.rewards_range
-    return (sp.ptr, sp.nxt, sp.prob, mdp.reward_kind, mdp.reward_params, float(lo), float(hi),
-            np.asarray(mdp.starting_states, np.int64), np.asarray(mdp.starting_probs, np.float64), int(mdp.H) if mdp.is_episodic() else 0)
-
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #2aa6feaf
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c0e2aea2
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
@@ -379,24 +268,16 @@ def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps
     "Run the agent for `T` steps; return (step at which the time budget stopped training or -1, last log row)."
     T, log_every, max_time = _check_run_args(T, log_every, max_time)
     regret_fn, rws, shape, (o, w, rd) = self._workspace()
-    m = self._mdp_arrays()
+    m = _mdp_arrays(self.mdp)
     n_rows = (T - 1) // log_every + 1 if log_every > 0 else 1
     raw = np.zeros((n_rows, len(_RAW)))
     opt_tol = (1e-4 if self.mdp.is_episodic() else 1e-5) if stop_when_optimal else -1.0   # a negative tolerance never passes
     check_every = min(log_every, 1000) if log_every > 0 else 1000
-    if self.use_numba:
-        nb, out = self.agent.numba_agent, np.full(2, -1, np.int64)
-        loop = _numba_loop(nb.fns, self.mdp.is_episodic())
-        args = [nb.state, *m, T, log_every, max_time, check_every, self.seed, rws, np.zeros(shape), raw, opt_tol, 0.0, out]
-        loop.compile(tuple(numba.typeof(a) for a in args))  # compile or load before the clock starts (a no-op once done)
-        _clock()
-        args[-2] = t_start = time.perf_counter()
-        n = loop(*args)
-        last_training, stopped = int(out[0]), int(out[1])
-    else:
-        t_start = time.perf_counter()
-        n, last_training, stopped = _python_loop(self.agent, m, T, log_every, max_time, self.seed, regret_fn, rws, shape, raw,
-                                                 opt_tol, t_start, check_every)
+    agent_failures = self.agent.solver_failures if hasattr(self.agent, 'solver_failures') else 0
+    n, out, _ = play(self.agent, m, T, raw, shape, seed=self.seed, log_every=log_every, max_time=max_time, check_every=check_every,
+                     regret=regret_fn, rws=rws, opt_tol=opt_tol, use_numba=self.use_numba)
+    last_training, stopped = int(out[0]), int(out[1])
+    self._count_failures(int(out[2]), int(out[3]), agent_failures)
     cols = _log_columns(raw[:n], o, w, rd)
     self.logs = pd.DataFrame(cols, columns=list(LOG_COLUMNS))
     self.last_training_step, self.stopped_optimal_at = last_training, stopped
@@ -409,6 +290,21 @@ def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps
 def time_exceeded(self:MDPLoop)->bool:
     "Whether the time budget stopped the agent's training in the last run."
     return self.last_training_step >= 0
+
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c74960ab
+@patch
+def _count_failures(self:MDPLoop, loop_failures:int, loop_first:int, agent_before:int):
+    "Record the run's solver failures (the loop's regret solver and the agent's planner) and warn once about them."
+    agent_failures = (self.agent.solver_failures if hasattr(self.agent, 'solver_failures') else 0) - agent_before
+    agent_first = self.agent.first_solver_failure_step if agent_failures > 0 and hasattr(self.agent, 'first_solver_failure_step') else -1
+    self.solver_failures = loop_failures + agent_failures
+    firsts = [s for s in (loop_first, agent_first) if s >= 0]
+    self.first_solver_failure_step = min(firsts) if firsts else -1
+    if self.solver_failures == 0: return
+    what = ', '.join(x for x in (f"{loop_failures} of the regret's gain solver" if loop_failures else '',
+                                 f"{agent_failures} of the agent's planner" if agent_failures else '') if x)
+    warnings.warn(f"{self.mdp!r}, {type(self.agent).__name__}: {self.solver_failures} solver failure(s) ({what}), "
+                  f"the first at step {self.first_solver_failure_step}; the results of this run rest on unconverged solutions", RuntimeWarning)
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d23530c6
 def _tiny_run(cls):

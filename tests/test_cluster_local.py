@@ -80,8 +80,8 @@ def test_kernels_compiled_once_per_worker(client, tmp_path):
     assert len(s.done) == 16
 
     def n_loop_compilations():
-        from colosseum_nb.experiment.agent_mdp_interaction import _numba_loop
-        return len(_numba_loop.signatures)
+        from colosseum_nb.agent.base import _COMPILED  # every interaction loop this process compiled or loaded from the disk cache
+        return sum(len(f.signatures) for f in _COMPILED.values())
     per_worker = client.run(n_loop_compilations)
     # each worker compiled the interaction loop at most once per agent class, not once per instance
     assert all(1 <= n <= 2 for n in per_worker.values()), per_worker

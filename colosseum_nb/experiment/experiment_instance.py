@@ -7,11 +7,12 @@ __all__ = ['EXPERIMENT_SEPARATOR_PRMS', 'EXPERIMENT_SEPARATOR_MDP_AGENT', 'Exper
            'result_path', 'does_log_file_exists', 'InstanceFileError', 'load_experiment_instance',
            'dump_experiment_instance']
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #27491129
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #1b3e6f46
 import io, os, pickle, numbers
 from pathlib import Path
 from dataclasses import dataclass, fields, replace
 from .config import ExperimentConfig, as_experiment_config
+from ..utils import atomic_write
 
 # %% ../../nbs/06b_experiment.experiment_instance.ipynb #887495c0
 EXPERIMENT_SEPARATOR_PRMS = '-'        # between a gin scope and its class
@@ -74,7 +75,7 @@ def does_log_file_exists(self:ExperimentInstance)->bool:
 
 for _p in (experiment_label, log_folder, result_path, does_log_file_exists): setattr(ExperimentInstance, _p.fget.__name__, _p)
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #e36fa981
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #664b0bbd
 _ALLOWED = {('colosseum_nb.experiment.experiment_instance', 'ExperimentInstance'), ('colosseum_nb.experiment.config', 'ExperimentConfig')}
 
 class InstanceFileError(ValueError):
@@ -113,13 +114,6 @@ def load_experiment_instance(path # a file written by `save_instances_to_folder`
 def dump_experiment_instance(instance:ExperimentInstance, # the instance to write
                              path # the file to write (replaced atomically)
                             )->Path:
-    "Pickle an instance to `path`, written to a temporary name and renamed when complete."
+    "Pickle an instance to `path` with `utils.atomic_write` (a temporary name renamed when complete)."
     if not isinstance(instance, ExperimentInstance): raise ValueError(f"{instance!r} is not an ExperimentInstance")
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, 'wb') as f: pickle.dump(instance, f, protocol=4); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists(): tmp.unlink()
-    return path
+    return atomic_write(path, pickle.dumps(instance, protocol=4))

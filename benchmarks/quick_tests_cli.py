@@ -1,0 +1,57 @@
+"""The main job from the command line: `colosseum_nb run` on the two quick tests, every built-in agent, fresh process.
+
+Runs `colosseum_nb run --results <folder> [--cores N]` exactly as README's first command does (2 seeds of 50,000 steps
+per MDP, 7 MDPs per quick test; the three episodic agents on the episodic quick test and the four continuous agents on the
+continuous one: 98 runs), prints its wall time against the 3-minute target, the machine's load average before and
+after (the machine may be shared: timings under load are not the machine's speed), the seconds of the runs per agent
+from their own logs (the loop's clock, so numba compilation in each worker process is not in them: the difference with
+the wall time is start-up, compilation and scheduling), and the wall time of a second invocation, which finds every run
+done and only prints the summary.
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep]
+"""
+import os, sys, time, shutil, tempfile, subprocess, argparse
+from pathlib import Path
+import pandas as pd
+
+TARGET_S = 180
+
+def cli(args, cwd):
+    "Run the command line in a fresh process; (seconds, CompletedProcess)."
+    env = dict(os.environ, NUMBA_NUM_THREADS=os.environ.get('NUMBA_NUM_THREADS', '1'))
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, '-m', 'colosseum_nb', *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0, r
+
+def run_seconds(results):
+    "Seconds of every run from its log (last step / steps per second), per agent."
+    rows = []
+    for p in Path(results).glob('*/logs/*/seed*_logs.csv'):
+        last = pd.read_csv(p).iloc[-1]
+        rows.append(dict(agent=p.parent.name.split('____')[1].split('-')[1], seconds=last.steps / last.steps_per_second if last.steps_per_second > 0 else float('nan')))
+    df = pd.DataFrame(rows)
+    return df.groupby('agent').seconds.agg(['count', 'sum', 'max']).rename(columns={'count': 'runs', 'sum': 'run seconds', 'max': 'slowest run'})
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--cores', type=int, help='local processes (default: every core)')
+    ap.add_argument('--keep', action='store_true', help='keep the results folder')
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix='quick_tests_'))
+    extra = ['--cores', str(a.cores)] if a.cores else []
+    try:
+        load0 = os.getloadavg()[0]
+        wall, r = cli(['run', '--results', 'results', '--no-progress', *extra], work)
+        load1 = os.getloadavg()[0]
+        if r.returncode != 0: sys.exit(f"colosseum_nb run failed ({r.returncode}):\n{r.stderr[-3000:]}")
+        print(r.stdout)
+        print(f"`colosseum_nb run` (two quick tests, every built-in agent, {os.cpu_count()} cores): {wall:.1f} s wall "
+              f"(target: under {TARGET_S} s); load average {load0:.1f} before, {load1:.1f} after")
+        print(run_seconds(work / 'results').round(1).to_string())
+        wall2, r2 = cli(['run', '--results', 'results', '--no-progress', *extra], work)
+        print(f"second invocation (every run done, summary only): {wall2:.1f} s")
+    finally:
+        if a.keep: print(f"results kept in {work / 'results'}")
+        else: shutil.rmtree(work, ignore_errors=True)
+
+if __name__ == '__main__': main()

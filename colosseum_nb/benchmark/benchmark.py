@@ -22,7 +22,7 @@ from .. import config
 from ..mdp.base import EpisodicMDP
 from ..mdp import MDP_CLASSES
 from ..experiment.config import as_experiment_config, experiment_config_to_yaml
-from ..experiment.experiment_instances import atomic_write_text
+from ..utils import atomic_write
 from ..experiment.config import ExperimentConfig, load_experiment_config, experiment_config_from_dict, _suggest  # the one configuration type
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #81f3fb35
@@ -393,9 +393,9 @@ def instantiate(self:ColosseumBenchmark, folder # the benchmark's results folder
     if diffs: raise _refuse(folder, f"a different benchmark than {self.name}", diffs)
     for name, text in self.mdps_gin_configs.items():
         f = folder / 'mdp_configs' / f'{name}.gin'
-        if not f.exists(): atomic_write_text(f, text)
+        if not f.exists(): atomic_write(f, text)
     cfg = folder / 'experiment_config.yml'
-    if not cfg.exists(): atomic_write_text(cfg, experiment_config_to_yaml(as_experiment_config(self.experiment_config)))
+    if not cfg.exists(): atomic_write(cfg, experiment_config_to_yaml(as_experiment_config(self.experiment_config)))
     return folder
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #c80e6398

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): every CI gate in order, then one line `N passed, N failed`.
-# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; nbdev_test on every notebook; pytest tests/.
+# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; nbdev_test on every notebook (cells flagged `dask` and
+# `slurm` included: the slurm ones need a running SLURM, see tools/slurm_localhost.sh); pytest tests/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${VENV:-.venv}/bin
@@ -20,14 +21,14 @@ gate "nbdev_export leaves no diff" export_gate
 nbs=$(cd nbs && find . -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -name '_*' | sort)
 n_nbs=$(echo "$nbs" | grep -c . || true)
 log=$(mktemp)
-$BIN/nbdev_test --n_workers 2 --timing 2>&1 | tee "$log"
+$BIN/nbdev_test --n_workers 2 --timing --flags "dask slurm" 2>&1 | tee "$log"
 nb_failed=$(sed -n '/Failed On The Following Notebooks/,$p' "$log" | grep -c $'^\t' || true)
 if ! grep -q 'Success' "$log" && [ "$nb_failed" = 0 ]; then nb_failed=$n_nbs; fi
 passed=$((passed + n_nbs - nb_failed)); failed=$((failed + nb_failed))
 
 # integration tests
 xml=$(mktemp --suffix .xml)
-$BIN/python -m pytest tests/ -q -p no:cacheprovider --junitxml="$xml"
+$BIN/python -m pytest tests/ -q -rs -p no:cacheprovider --junitxml="$xml"
 read p f < <($BIN/python - "$xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 try:

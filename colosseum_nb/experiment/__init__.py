@@ -5,13 +5,15 @@
 # %% auto #0
 __all__ = ['ExperimentConfig', 'load_experiment_config', 'ExperimentInstance', 'load_experiment_instance', 'InstanceFileError',
            'MDPLoop', 'save_instances_to_folder', 'run_experiment_instance', 'run_experiment_instances',
-           'register_mdp_class', 'register_agent_class']
+           'register_mdp_class', 'register_agent_class', 'RunSummary', 'ExperimentRunsFailed', 'local_client']
 
-# %% ../../nbs/06d_experiment.__init__.ipynb #367d6683
+# %% ../../nbs/06d_experiment.__init__.ipynb #d705990f
 from .config import ExperimentConfig, load_experiment_config
 from .experiment_instance import ExperimentInstance, load_experiment_instance, InstanceFileError
 from .agent_mdp_interaction import MDPLoop
 from .experiment_instances import (save_instances_to_folder, run_experiment_instance, run_experiment_instances,
-                                                          register_mdp_class, register_agent_class)
+                                                          register_mdp_class, register_agent_class, RunSummary, ExperimentRunsFailed,
+                                                          local_client)
 _all_ = ['ExperimentConfig', 'load_experiment_config', 'ExperimentInstance', 'load_experiment_instance', 'InstanceFileError', 'MDPLoop',
-         'save_instances_to_folder', 'run_experiment_instance', 'run_experiment_instances', 'register_mdp_class', 'register_agent_class']
+         'save_instances_to_folder', 'run_experiment_instance', 'run_experiment_instances', 'register_mdp_class', 'register_agent_class',
+         'RunSummary', 'ExperimentRunsFailed', 'local_client']

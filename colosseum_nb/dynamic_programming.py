@@ -196,7 +196,7 @@ def greedy_stochastic_policy(Q # float (S, A) or (H(+1), S, A) action values
     Q = _check_Q(Q)
     return np.eye(Q.shape[-1])[greedy_policy(Q)]
 
-# %% ../nbs/02_dynamic_programming.ipynb #4d6b8228
+# %% ../nbs/02_dynamic_programming.ipynb #7f6cf7aa
 _GS_SWEEPS = 4
 
 @kernel
@@ -240,6 +240,7 @@ def _discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter):
     _layer(ptr, nxt, prob, R, gamma, pi, mode, V, W, Q)
     return Q, W, it, status
 
+# %% ../nbs/02_dynamic_programming.ipynb #2d506826
 def _check_gamma(gamma, allow_one=False):
     ok = isinstance(gamma, (int, float, np.floating)) and not isinstance(gamma, bool) and 0 < gamma and (gamma <= 1 if allow_one else gamma < 1)
     if not ok: raise _err('gamma', f"the discount must lie in (0, {'1]' if allow_one else '1)'}, got {gamma!r}")
@@ -254,6 +255,7 @@ def _check_max_iter(max_iter):
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1: raise _err('max_iter', f"must be a positive integer, got {max_iter!r}")
     return int(max_iter)
 
+# %% ../nbs/02_dynamic_programming.ipynb #5c5b3463
 def _solve_discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter, what):
     Q, V, it, status = _discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter)
     if status == 0: raise RuntimeError(f"{what} did not reach tol={tol:g} within max_iter={max_iter} sweeps (gamma={gamma})")
@@ -290,7 +292,7 @@ def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
     return _solve_discounted(ptr, nxt, prob, R, gamma, pi, 2, tol, max_iter, 'discounted policy evaluation')
 
-# %% ../nbs/02_dynamic_programming.ipynb #d1c317ee
+# %% ../nbs/02_dynamic_programming.ipynb #a3956ab1
 @kernel
 def _policy_chain(ptr, nxt, prob, pi):
     "Sparse rows of P_pi (sorted successors, positive probabilities only)."
@@ -321,6 +323,7 @@ def _policy_chain(ptr, nxt, prob, pi):
         cptr[s + 1] = n
     return cptr, cnxt[:n].copy(), cprob[:n].copy()
 
+# %% ../nbs/02_dynamic_programming.ipynb #19f0570d
 @kernel
 def _scc(cptr, cnxt):
     "Iterative Tarjan on a CSR graph: component label per node; a component is numbered after every component it reaches."
@@ -357,6 +360,7 @@ def _scc(cptr, cnxt):
                     if low[v] < low[u]: low[u] = low[v]
     return comp, ncomp
 
+# %% ../nbs/02_dynamic_programming.ipynb #8f72ddd7
 @kernel
 def _members(comp, ncomp):
     "States of each component in increasing order (`members[cstart[c]:cstart[c+1]]`) and local positions."
@@ -385,7 +389,7 @@ def _chain_classes(cptr, cnxt):
             elif abs(loc[j] - loc[s]) > band[c]: band[c] = abs(loc[j] - loc[s])
     return comp, ncomp, cstart, members, loc, closed, band
 
-# %% ../nbs/02_dynamic_programming.ipynb #0bf6a16f
+# %% ../nbs/02_dynamic_programming.ipynb #07fa8e97
 @kernel
 def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, g, closed):
     "GTH-style band elimination on component `c`: stationary distribution (closed) or gains from the gains `g` outside it."
@@ -434,6 +438,7 @@ def _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, b, g, closed):
             x[k] = acc / piv[k]
     return x, True
 
+# %% ../nbs/02_dynamic_programming.ipynb #648044d5
 @kernel
 def _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter, warm):
     "Gain of a closed class by value iteration on the lazy chain from the relative values `warm` (updated), with the rigorous bracket."
@@ -457,6 +462,7 @@ def _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_it
     for li in range(n): warm[members[o + li]] = w[li]
     return (lo + hi) / 2, hi - lo < tol
 
+# %% ../nbs/02_dynamic_programming.ipynb #7038cf1e
 @kernel
 def _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, tol, max_iter):
     "Gains of a transient component by Gauss-Seidel from the smallest and the largest exit gain (monotone bounds), until within `tol`."
@@ -489,6 +495,7 @@ def _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, t
             break
     return (xl + xh) / 2, ok
 
+# %% ../nbs/02_dynamic_programming.ipynb #0a023fdb
 @kernel
 def _band_ok(n, b, mem_cap, work_cap): return n * (2 * b + 1) <= mem_cap and float(n) * b * b <= work_cap
 
@@ -504,6 +511,7 @@ def _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, 
         return g, ok
     return _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter, warm)
 
+# %% ../nbs/02_dynamic_programming.ipynb #ada629ea
 @kernel
 def _state_gains(cptr, cnxt, cprob, r, need, warm, tol, max_iter, mem_cap, work_cap):
     "Gain of the chain from every state that the states `need` can reach (NaN elsewhere); status 0 ok, 1 / 2 iteration limit (closed / transient)."
@@ -541,6 +549,7 @@ def _state_gains(cptr, cnxt, cprob, r, need, warm, tol, max_iter, mem_cap, work_
             for li in range(e - o): g[members[o + li]] = x[li]
     return g, status
 
+# %% ../nbs/02_dynamic_programming.ipynb #e16c6e3d
 @kernel
 def _gain(cptr, cnxt, cprob, r, start, ref, tol, max_iter, mem_cap, work_cap):
     "Long-run average reward of the chain from `start`; status 0 ok, 1 / 2 iteration limit (closed / transient)."
@@ -582,6 +591,7 @@ def _gain(cptr, cnxt, cprob, r, start, ref, tol, max_iter, mem_cap, work_cap):
         g += weight[c] * gc
     return g, 0
 
+# %% ../nbs/02_dynamic_programming.ipynb #3869dcf3
 @kernel
 def _policy_state_gains(ptr, nxt, prob, R, pi, warm, tol, max_iter, mem_cap, work_cap):
     "Gain of the stationary policy `pi` from every state, and the status of `_state_gains` (`warm`: relative values, updated)."
@@ -653,7 +663,7 @@ def policy_gains(ptr,   # int (S*A+1,) row pointers
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
     return _policy_gains(ptr, nxt, prob, R, _as_policy(pi, *R.shape), _check_tol(tol), _check_max_iter(max_iter))
 
-# %% ../nbs/02_dynamic_programming.ipynb #c87d1c4d
+# %% ../nbs/02_dynamic_programming.ipynb #58582334
 @kernel
 def _inner_l1(p, order, b, out):
     "argmax of q.u over the L1 ball of radius b around p (order: states by increasing u)."
@@ -683,6 +693,7 @@ def _inner_box(p, beta, order, out):
         if add > 0:
             out[i] += add; rem -= add
 
+# %% ../nbs/02_dynamic_programming.ipynb #a7edf62e
 @kernel
 def _evi(P, R, beta_r, beta_p, box, eps, r_max, tau, max_iter):
     "Extended value iteration (float64, exact inner maxima, aperiodicity weight `tau`); returns (Q, u_new, converged)."
@@ -710,6 +721,7 @@ def _evi(P, R, beta_r, beta_p, box, eps, r_max, tau, max_iter):
         order = np.argsort(u, kind='mergesort')
     return Q, un, False
 
+# %% ../nbs/02_dynamic_programming.ipynb #4c935f44
 @kernel
 def _maxproba_reference(p, order, b, out):
     "Auer et al.'s `maxproba` as in Colosseum (float32)."
@@ -734,7 +746,7 @@ def _maxproba_reference(p, order, b, out):
 
 @kernel
 def _evi_reference(P, R, beta_r, beta_p, eps, r_max, max_iter):
-    "Colosseum's UCRL2 extended value iteration (float32, spec 7), scalar radius per pair."
+    "Colosseum's UCRL2 extended value iteration (float32), scalar radius per pair."
     S, A = R.shape
     u, un = np.zeros(S, np.float32), np.zeros(S, np.float32)
     Q, pt = np.zeros((S, A), np.float32), np.zeros(S, np.float32)
@@ -759,6 +771,7 @@ def _evi_reference(P, R, beta_r, beta_p, eps, r_max, max_iter):
         order = np.argsort(u, kind='mergesort')
     return Q, un, False
 
+# %% ../nbs/02_dynamic_programming.ipynb #60035774
 def _check_nonneg(x, shape, name, dtype):
     x = np.ascontiguousarray(x, dtype=dtype)
     if x.shape != shape: raise _err(name, f"expected shape {shape}, got {x.shape}")
@@ -773,7 +786,7 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
                              r_max:float=1.0, # largest possible reward (optimistic rewards are capped there)
                              tau:float=1.0, # aperiodicity weight in (0, 1]: u_new = tau * T u + (1 - tau) * u (1: plain EVI)
                              max_iter:int=10**6, # most iterations before giving up with an error
-                             reference_compatible:bool=None # Colosseum's procedure (spec 7); `None`: the package setting
+                             reference_compatible:bool=None # Colosseum's procedure; `None`: the package setting
                             ):
     "UCRL2's extended value iteration: optimistic `Q` (S, A) and values `u` (S,)."
     P = np.asarray(P_hat, dtype=np.float64)
@@ -797,7 +810,7 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
     if not ok: raise RuntimeError(f"extended value iteration did not reach span < {eps:g} in max_iter={max_iter} iterations")
     return Q, u
 
-# %% ../nbs/02_dynamic_programming.ipynb #3721382a
+# %% ../nbs/02_dynamic_programming.ipynb #3c94768a
 DP_MAX_ITERATION = 1_000_000
 
 @kernel
@@ -833,6 +846,7 @@ def _reference_dp(ptr, nxt, prob, R, gamma, eps, jacobi, pi, mode, check_abs, ma
         if diff < eps: return Q, V, it + 1
     return Q, V, 0
 
+# %% ../nbs/02_dynamic_programming.ipynb #279abd43
 def _reference_inputs(T32, R32):
     "Float32 sparse form and non-zero fraction of a dense (S, A, S) array or a (ptr, nxt, prob) tuple."
     R32 = np.asarray(R32, dtype=np.float32)

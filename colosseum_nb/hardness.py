@@ -8,13 +8,14 @@ __all__ = ['strongly_connected_components', 'MDPCommunicationClass', 'communicat
            'episodic_diameter', 'reference_episodic_diameter', 'environmental_value_norm', 'HardnessCache', 'diameter',
            'value_norm', 'suboptimal_gaps', 'measures_of_hardness']
 
-# %% ../nbs/04_hardness.ipynb #37a95635
-import os, json, hashlib, tempfile, warnings
+# %% ../nbs/04_hardness.ipynb #21c0bc82
+import json, hashlib, warnings
 from enum import IntEnum
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from .config import kernel, tolerance, is_reference_compatible, get_cache_folder
+from .utils import atomic_write
 from .mdp.base import BaseMDP, EpisodicMDP
 import colosseum_nb.mdp.values  # patches the optimal values onto `BaseMDP`
 from .dynamic_programming import check_sparse_mdp, reference_dvi, DP_MAX_ITERATION, _scc, _reference_dp
@@ -131,7 +132,7 @@ def _communication_class_property(self:BaseMDP)->MDPCommunicationClass:
 # attached without `@patch`, which would rebind the module's `communication_class` to whatever the decorator returns
 BaseMDP.communication_class = property(_communication_class_property)
 
-# %% ../nbs/04_hardness.ipynb #0439ce72
+# %% ../nbs/04_hardness.ipynb #d480beeb
 @kernel
 def _predecessors(ptr, nxt, prob, S, A):
     "Reverse support graph (CSR): the states from which some action reaches each state."
@@ -154,6 +155,7 @@ def _bfs_to(rptr, radj, e, order, dist):
             if dist[v] < 0: dist[v] = dist[u] + 1; order[tail] = v; tail += 1
     return tail
 
+# %% ../nbs/04_hardness.ipynb #7b738b3b
 @kernel
 def _hitting_sweep(ptr, nxt, prob, A, order, V):
     "One Gauss-Seidel sweep of the hitting-time equations in `order` (target first, skipped), self-loops eliminated."
@@ -180,6 +182,7 @@ def _hitting_bounds(ptr, nxt, prob, A, order, V):
         dhi = max(dhi, best - V[j]); dlo = max(dlo, V[j] - best); vmax = max(vmax, V[j])
     return vmax / (1.0 + dlo), (vmax / (1.0 - dhi) if dhi < 1.0 else np.inf)
 
+# %% ../nbs/04_hardness.ipynb #239971bb
 @kernel
 def _continuous_diameter(ptr, nxt, prob, S, A, tol, max_sweeps):
     "Diameter within `tol`: (estimate, rigorous lower bound, sweeps); `max_sweeps` < 0 when a target does not converge."
@@ -348,7 +351,7 @@ def continuous_form(mdp:EpisodicMDP, # an episodic MDP
     sprobs = mdp.starting_probs.astype(np.float32 if float32 else np.float64)
     return _continuous_form(*_arrays(mdp, float32), mdp.sparse.R, S, A, H, nh, ns, idx, mdp.starting_states.astype(np.int64), sprobs, reference_reset)
 
-# %% ../nbs/04_hardness.ipynb #4f3abcd1
+# %% ../nbs/04_hardness.ipynb #0355ab20
 @kernel
 def _layer_lists(ptr, nxt, prob, S, A, H, starts):
     "States with non-zero rows in the layers 0..H-2 of T_epi, as CSR (`lptr` (H,), `lst`)."
@@ -372,6 +375,7 @@ def _layer_lists(ptr, nxt, prob, S, A, H, starts):
         if not fill: lst = np.empty(n, np.int64)
     return lptr, lst
 
+# %% ../nbs/04_hardness.ipynb #cfff5326
 @kernel
 def _episode_pass(ptr, nxt, prob, A, H, lptr, lst, mu, e, x, E0, E1, D0, D1, best, hit_probability):
     """Backward pass for target `e` and reset value `x`: returns (F(x), dF/dx) and leaves in `best` the smallest positive
@@ -407,6 +411,7 @@ def _episode_pass(ptr, nxt, prob, A, H, lptr, lst, mu, e, x, E0, E1, D0, D1, bes
             else: F += mu[s] * (1.0 + E1[s]); c += mu[s] * D1[s]
     return F, c
 
+# %% ../nbs/04_hardness.ipynb #0ca31d83
 @kernel
 def _episodic_target(ptr, nxt, prob, A, H, lptr, lst, mu, e, M, work):
     "Value of target `e` (exact fixed point, Newton steps on the concave F); -1 when it cannot exceed `M` > 0."
@@ -428,6 +433,7 @@ def _episodic_target(ptr, nxt, prob, A, H, lptr, lst, mu, e, M, work):
         F, c = _episode_pass(ptr, nxt, prob, A, H, lptr, lst, mu, e, x, E0, E1, D0, D1, best, False)
     return best.max()
 
+# %% ../nbs/04_hardness.ipynb #d76f4f87
 @kernel
 def _episodic_diameter(ptr, nxt, prob, S, A, H, lptr, lst, mu, targets):
     "Largest target value, targets in the given order (likely hard ones first)."
@@ -632,7 +638,7 @@ def _compute_gaps(mdp, compat):
         Q, V = Q[h, s], V[h, s]
     return float((1.0 / (V[:, None].astype(np.float64) - Q + 0.1)).sum())
 
-# %% ../nbs/04_hardness.ipynb #b54eecb0
+# %% ../nbs/04_hardness.ipynb #0d3329d7
 _FORMAT = 'colosseum_nb.hardness/1'
 
 class HardnessCache:
@@ -662,13 +668,7 @@ class HardnessCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         body = self._payload(mdp_hash, mode, measure, value)
         d = json.loads(body); d['check'] = hashlib.sha256(body.encode()).hexdigest()
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix='.tmp-', suffix='.json')
-        try:
-            with os.fdopen(fd, 'w') as f: f.write(json.dumps(d, sort_keys=True)); f.flush(); os.fsync(f.fileno())
-            os.replace(tmp, self.path(mdp_hash, mode, measure))
-        except BaseException:
-            if os.path.exists(tmp): os.unlink(tmp)
-            raise
+        atomic_write(self.path(mdp_hash, mode, measure), json.dumps(d, sort_keys=True))
 
 def _cached(mdp, measure, compat, compute):
     "A measure from the instance memo, then the disk cache, else computed and stored in both."

@@ -23,7 +23,8 @@ from .mdp.base import RewardDist, BaseMDP
 from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS
 from .experiment.experiment_instance import _RestrictedUnpickler
-from .experiment.experiment_instances import atomic_write_text, agent_class_from_name, mdp_class_from_name
+from .utils import atomic_write
+from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name
 
 # %% ../nbs/11_manager.ipynb #dff2c3e1
 DEFAULT_OUTPUT_DIR = Path('colosseum_nb_data') / 'temp'  # rlberry's 'rlberry_data/temp', relative to the working directory
@@ -457,7 +458,7 @@ class ManagerFileError(ValueError):
 
 def _dump(path, kind:str, obj):
     "Write plain data `obj` as a header line naming `kind` and a base64 pickle, atomically."
-    atomic_write_text(path, f"{_HEADER} {kind}\n" + base64.b64encode(pickle.dumps(obj, protocol=4)).decode('ascii') + '\n')
+    atomic_write(path, f"{_HEADER} {kind}\n" + base64.b64encode(pickle.dumps(obj, protocol=4)).decode('ascii') + '\n')
     return Path(path)
 
 def _load(path, kind:str):
@@ -517,7 +518,7 @@ def save(self:ExperimentManager)->Path:
     for k, a in enumerate(self._agents):
         if a is None: continue
         rel = f'agent_handlers/idx_{k}.pickle'; _dump(self.output_dir / rel, 'agent', agent_snapshot(a, self._kwargs_of(k))); written.add(rel)
-    atomic_write_text(self.output_dir / 'writer_data.csv', self.get_writer_data().to_csv(index=False)); written.add('writer_data.csv')
+    atomic_write(self.output_dir / 'writer_data.csv', self.get_writer_data().to_csv(index=False)); written.add('writer_data.csv')
     written.add('manager_obj.pickle'); self._written = written
     return _dump(self.output_dir / 'manager_obj.pickle', 'manager', self._state())
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): every CI gate in order, then one line `N passed, N failed`.
-# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; nbdev_test on every notebook (cells flagged `dask` and
+# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; lint-imports (the layers contract); nbdev_test on every notebook (cells flagged `dask` and
 # `slurm` included: the slurm ones need a running SLURM, see tools/slurm_localhost.sh); pytest tests/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,9 @@ clean_gate() { $BIN/nbdev_clean >/dev/null && nodiff; }
 export_gate() { $BIN/nbdev_export && nodiff; }
 gate "nbdev_clean leaves no diff" clean_gate
 gate "nbdev_export leaves no diff" export_gate
+# the layers of .importlinter (config, utils -> ... -> cli): no module imports a higher one; this checkout's package, not an installed one
+lint_gate() { PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" $BIN/lint-imports --no-cache --no-logo; }
+gate "lint-imports" lint_gate
 
 # notebooks: one test per notebook (nbdev_test prints only failures)
 nbs=$(cd nbs && find . -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -name '_*' | sort)

@@ -89,7 +89,7 @@ def _load(folder, hardness):
     "The tidy table, without hardness (and a warning) when the MDPs cannot be built."
     if not hardness: return load_results(folder, hardness=False)
     try: return load_results(folder, hardness=True)
-    except (ValueError, ImportError, KeyError) as e: problem = e
+    except (ValueError, KeyError) as e: problem = e
     df = load_results(folder, hardness=False)  # a problem of the results themselves is raised here
     warnings.warn(f"hardness measures left out ({problem})")
     return df

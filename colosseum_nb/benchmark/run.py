@@ -19,7 +19,8 @@ from .. import config
 from .benchmark import (ColosseumBenchmark, ColosseumDefaultBenchmark, BenchmarkFolderError, CACHED_HYPERPARAMETERS,
                                               MDP_CLASSES, _refuse)
 from ..experiment.experiment_instance import ExperimentInstance
-from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, atomic_write_text, run_experiment_instances,
+from ..utils import atomic_write
+from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, run_experiment_instances,
                                                           time_exceeded_runs)
 
 # %% ../../nbs/07a_benchmark.run.ipynb #5409bf70
@@ -195,7 +196,7 @@ def instantiate_agent_configs(agents_configs:dict, # {agent class: gin text}
     paths = []
     for cls, text in agents_configs.items():
         f = Path(folder) / 'agents_configs' / f'{cls.__name__}.gin'
-        if not f.exists(): atomic_write_text(f, text)
+        if not f.exists(): atomic_write(f, text)
         paths.append(f)
     return paths
 

@@ -6,11 +6,12 @@
 __all__ = ['ExperimentConfig', 'experiment_config_from_dict', 'as_experiment_config', 'experiment_config_to_yaml',
            'load_experiment_config']
 
-# %% ../../nbs/06a_experiment.config.ipynb #19c71741
-import math, numbers, difflib
+# %% ../../nbs/06a_experiment.config.ipynb #4bd84aa0
+import math, numbers
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 import yaml
+from ..utils import did_you_mean
 
 # %% ../../nbs/06a_experiment.config.ipynb #acd4450a
 def _check(name, v, kind, lo):
@@ -40,14 +41,11 @@ class ExperimentConfig:
             raise ValueError(f"emission_map={self.emission_map!r}: must be a class name or None")
         for k, v in vals.items(): object.__setattr__(self, k, v)
 
-# %% ../../nbs/06a_experiment.config.ipynb #76b22311
+# %% ../../nbs/06a_experiment.config.ipynb #e08a1f44
 _KEYS = ('n_seeds', 'n_steps', 'max_interaction_time_s', 'log_performance_indicators_every')
 _FIELDS = _KEYS + ('emission_map',)
 
-def _suggest(name, options):
-    "` (did you mean 'x'?)` for the option closest to `name`, or ''."
-    close = difflib.get_close_matches(str(name), list(options), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ''
+_suggest = did_you_mean   # the package's one "did you mean" (kept under this name for the modules that import it)
 
 def experiment_config_from_dict(d:dict, # a mapping with the four keys (and optionally `emission_map`)
                                 label:str='experiment config' # names the source in error messages

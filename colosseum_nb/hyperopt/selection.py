@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 from .. import config
 from ..benchmark.run import _agent_cls, agent_scopes, last_log_row, _BINDING
-from ..experiment.experiment_instances import time_exceeded_runs, atomic_write_text
+from ..utils import atomic_write
+from ..experiment.experiment_instances import time_exceeded_runs
 
 # %% ../../nbs/07e_hyperopt.selection.ipynb #1258c31b
 def _hp_folder(agent_class, folder):
@@ -98,4 +99,4 @@ def save_best_agent_configs(agents_configs:dict, # {agent class: gin text}, e.g.
                             folder=None # the hyperparameter-optimisation root (default: `config.get_hyperopt_folder()`)
                            )->list:
     "Write `latest_hyprms/<Agent>.gin` files, which selection then returns; return the paths."
-    return [atomic_write_text(_latest(_agent_cls(c), folder), t) for c, t in agents_configs.items()]
+    return [atomic_write(_latest(_agent_cls(c), folder), t) for c, t in agents_configs.items()]

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 from ..config import is_reference_compatible
 from ..agent.base import _round_sample
-from ..benchmark.benchmark import ColosseumBenchmark, MDP_CLASSES, mdp_gin_text, _FAMILY_MODULES
+from ..benchmark.benchmark import ColosseumBenchmark, MDP_CLASSES, mdp_gin_text
 from ..benchmark.run import _agent_cls
 from .base import HyperOptConfig, SMALL_HYPEROPT_CONF
 
@@ -47,7 +47,7 @@ def sample_agent_gin_configs(agent_class, # an agent class or its name
 def _mdp_names(is_episodic, config):
     "The MDP classes of a search for one setting."
     suffix = 'Episodic' if is_episodic else 'Continuous'
-    if config.mdp_classes is None: return [f + suffix for f in _FAMILY_MODULES]
+    if config.mdp_classes is None: return [n for n in MDP_CLASSES.builtin if n.endswith(suffix)]
     for n in config.mdp_classes:
         if n not in MDP_CLASSES: raise ValueError(f"mdp_classes: unknown MDP class {n!r}; known: {', '.join(MDP_CLASSES)}")
     return [n for n in config.mdp_classes if n.endswith(suffix)]

@@ -453,6 +453,19 @@ def __repr__(self:BaseMDP):
     kind = f"H={self.H}" if self.is_episodic() else "continuous"
     return f"{type(self).__name__}(S={self.n_states}, A={self.n_actions}, {kind}, seed={self.seed})"
 
+# %% ../../nbs/01_mdp.base.ipynb #fa400f82
+_HARDNESS_ATTRIBUTES = frozenset(('communication_class', 'diameter', 'value_norm', 'environmental_value_norm',
+                                  'sum_reciprocals_suboptimality_gaps', 'measures_of_hardness', 'get_diameter', 'get_value_norm',
+                                  'get_sum_reciprocals_suboptimality_gaps', 'get_measures_of_hardness'))
+
+def _missing_attribute(self:BaseMDP, name:str):
+    "Reached only for a missing attribute: a hardness measure points to `colosseum_nb.hardness`, which attaches them."
+    if name in _HARDNESS_ATTRIBUTES and not hasattr(type(self), name):
+        raise AttributeError(f"{type(self).__name__}.{name}: the hardness measures are attached by `import colosseum_nb.hardness`")
+    raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+BaseMDP.__getattr__ = _missing_attribute   # a module-level `__getattr__` would be the module's own (PEP 562)
+
 # %% ../../nbs/01_mdp.base.ipynb #eec9da1a
 @kernel
 def _draw(p, lo, hi):

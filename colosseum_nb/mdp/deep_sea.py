@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['DeepSeaAction', 'DeepSeaMDP', 'DeepSeaContinuous', 'DeepSeaEpisodic']
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #44bf6b6f
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #4d55ce92
+from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
@@ -35,8 +36,9 @@ class DeepSeaMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #641b5201
-def _check_parameters(self):
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #e2154b90
+@patch
+def _check_parameters(self:DeepSeaMDP):
     for n in ('optimal_return', 'suboptimal_return'):
         v = getattr(self, n)
         if not (np.isfinite(v) and v > 0): raise _bad(n, v, "must be a positive number")
@@ -44,7 +46,8 @@ def _check_parameters(self):
         raise _bad('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.1 = {self.optimal_return - 0.1:g}")
     if self.p_lazy is not None: raise _bad('p_lazy', self.p_lazy, "DeepSea has no lazy moves: p_lazy must be None")
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:DeepSeaMDP):
     if not self.make_reward_stochastic:
         return dict(optimal_distribution=1.0, sub_optimal_distribution=1.0 / self.size ** 2, other_distribution=0.0)
     nu, n, so, o = self.reward_variance_multiplier, self.size, self.suboptimal_return, self.optimal_return
@@ -52,20 +55,22 @@ def _default_distributions(self):
                 sub_optimal_distribution=('beta', (nu, nu * (n / so - 1))),
                 other_distribution=('beta', (nu, 10 * nu * (n / so - 1))))
 
-def _next(self, s, a):
+@patch
+def _next(self:DeepSeaMDP, s, a):
     x, y = s
     if y == 0: return [((0, self.size - 1), 1.0)]
     return [((min(x + 1, self.size - 1) if a == DeepSeaAction.RIGHT else max(x - 1, 0), y - 1), 1.0)]
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:DeepSeaMDP, s, a, sp):
     if s == (self.size - 1, 0) and a == DeepSeaAction.RIGHT: return self._dists['optimal_distribution']
     if a == DeepSeaAction.LEFT: return self._dists['sub_optimal_distribution']
     return self._dists['other_distribution']
 
-def _starting(self): return [(0, self.size - 1)], [1.0]
-def _possible_starting_nodes(self): return [(0, self.size - 1)]
-
-for f in (_check_parameters, _default_distributions, _next, _reward, _starting, _possible_starting_nodes): setattr(DeepSeaMDP, f.__name__, f)
+@patch
+def _starting(self:DeepSeaMDP): return [(0, self.size - 1)], [1.0]
+@patch
+def _possible_starting_nodes(self:DeepSeaMDP): return [(0, self.size - 1)]
 
 # %% ../../nbs/03b_mdp.deep_sea.ipynb #0168ca8f
 def _render(self, node):

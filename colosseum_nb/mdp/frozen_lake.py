@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['generate_lake', 'FrozenLakeAction', 'FrozenLakeMDP', 'FrozenLakeContinuous', 'FrozenLakeEpisodic']
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #91ef2fd0
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #5d70d1b1
+from fastcore.basics import patch
 from collections import deque
 from enum import IntEnum
 import numpy as np
@@ -63,8 +64,9 @@ class FrozenLakeMDP(BaseMDP):
         self._arg_goal_r, self._arg_default_r = goal_r, default_r
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #2fbac54c
-def _check_parameters(self):
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #e09bb532
+@patch
+def _check_parameters(self:FrozenLakeMDP):
     p = self.p_frozen
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0.1 <= p <= 1:
         raise _bad('p_frozen', p, "must be a probability in [0.1, 1]")
@@ -76,12 +78,14 @@ def _check_parameters(self):
         raise _bad('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.2 = {self.optimal_return - 0.2:g}")
     self.lake = generate_lake(self.size, self.p_frozen, self.seed)
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:FrozenLakeMDP):
     if not self.make_reward_stochastic: return dict(goal_r=1.0, default_r=0.0)
     nu, n2 = self.reward_variance_multiplier, self.size ** 2
     return dict(goal_r=('beta', (nu * (n2 / self.optimal_return - 1), nu)), default_r=('beta', (nu, nu * (n2 / self.suboptimal_return - 1))))
 
-def _pos(self, x, y, a):
+@patch
+def _pos(self:FrozenLakeMDP, x, y, a):
     "Where family action `a` takes the agent from cell `(x, y)` (holes and the goal send it to the start)."
     if self.lake[x][y] == 'G': return (0, 0)
     n = self.size - 1
@@ -91,21 +95,24 @@ def _pos(self, x, y, a):
     else: y = min(y + 1, n)
     return (0, 0) if self.lake[x][y] == 'H' else (x, y)
 
-def _next(self, s, a):
+@patch
+def _next(self:FrozenLakeMDP, s, a):
     if not self.is_slippery: return [(self._pos(*s, a), 1.0)]
     return [(self._pos(*s, a), 0.5), (self._pos(*s, (a - 1) % 4), 0.25), (self._pos(*s, (a + 1) % 4), 0.25)]
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:FrozenLakeMDP, s, a, sp):
     return self._dists['goal_r'] if self.lake[sp[0]][sp[1]] == 'G' else self._dists['default_r']
 
-def _starting(self): return [(0, 0)], [1.0]
-def _possible_starting_nodes(self): return [(0, 0)]
+@patch
+def _starting(self:FrozenLakeMDP): return [(0, 0)], [1.0]
+@patch
+def _possible_starting_nodes(self:FrozenLakeMDP): return [(0, 0)]
 
-def _render(self, node):
+@patch
+def _render(self:FrozenLakeMDP, node):
     "The lake with the agent as `A`."
     return [''.join('A' if (x, y) == tuple(node) else c for y, c in enumerate(row)) for x, row in enumerate(self.lake)]
-
-for f in (_check_parameters, _default_distributions, _pos, _next, _reward, _starting, _possible_starting_nodes, _render): setattr(FrozenLakeMDP, f.__name__, f)
 
 # %% ../../nbs/03c_mdp.frozen_lake.ipynb #735d2685
 def _sample_one(r, is_episodic):

@@ -6,7 +6,8 @@
 __all__ = ['MiniGridDirection', 'MiniGridAction', 'MiniGridNode', 'MiniGridEmptyMDP', 'MiniGridEmptyContinuous',
            'MiniGridEmptyEpisodic']
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #314ffc70
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #f84d9428
+from fastcore.basics import patch
 from enum import IntEnum
 from collections import namedtuple
 import numpy as np
@@ -85,17 +86,20 @@ class MiniGridEmptyMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_other_distribution = optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #1756b6d8
-def _check_parameters(self):
+# %% ../../nbs/03e_mdp.minigrid_empty.ipynb #f8575f12
+@patch
+def _check_parameters(self:MiniGridEmptyMDP):
     if self.n_starting_states > self.size:
         raise _bad('n_starting_states', self.n_starting_states, f"must be at most size={self.size} (the cells of a side)")
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:MiniGridEmptyMDP):
     if not self.make_reward_stochastic: return dict(optimal_distribution=1.0, other_distribution=0.0)
     nu, n2 = self.reward_variance_multiplier, self.size ** 2
     return dict(optimal_distribution=('beta', (nu * (n2 - 1), nu)), other_distribution=('beta', (nu, nu * (n2 - 1))))
 
-def _starting(self):
+@patch
+def _starting(self:MiniGridEmptyMDP):
     rng, n = self._rng, self.size
     self._table = _turn_move_table((x, y) for x in range(n) for y in range(n))
     side = rng.randint(4)
@@ -106,16 +110,18 @@ def _starting(self):
     self._fast_rng.randint(0, 10000)
     return nodes, [1 / len(nodes)] * len(nodes)
 
-def _possible_starting_nodes(self): return [MiniGridNode(x, y, d) for x, y in self._start_cells for d in MiniGridDirection]
+@patch
+def _possible_starting_nodes(self:MiniGridEmptyMDP): return [MiniGridNode(x, y, d) for x, y in self._start_cells for d in MiniGridDirection]
 
-def _next(self, s, a): return self._table[s][a]
+@patch
+def _next(self:MiniGridEmptyMDP, s, a): return self._table[s][a]
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:MiniGridEmptyMDP, s, a, sp):
     return self._dists['optimal_distribution'] if (sp[0], sp[1]) == self.goal else self._dists['other_distribution']
 
-def _render(self, node): return _draw_grid(self.size, self.size, node, self.goal)
-
-for f in (_check_parameters, _default_distributions, _starting, _possible_starting_nodes, _next, _reward, _render): setattr(MiniGridEmptyMDP, f.__name__, f)
+@patch
+def _render(self:MiniGridEmptyMDP, node): return _draw_grid(self.size, self.size, node, self.goal)
 
 # %% ../../nbs/03e_mdp.minigrid_empty.ipynb #12a0266b
 @gin.configurable(module='colosseum_nb.mdp.minigrid_empty')

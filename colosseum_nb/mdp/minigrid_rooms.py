@@ -6,7 +6,8 @@
 __all__ = ['MiniGridRoomsMDP', 'MiniGridRoomsContinuous', 'MiniGridRoomsEpisodic', 'MiniGridDirection', 'MiniGridAction',
            'MiniGridNode']
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #9db1455f
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #f494f60a
+from fastcore.basics import patch
 import math
 import numpy as np
 import gin
@@ -59,18 +60,21 @@ class MiniGridRoomsMDP(BaseMDP):
     @property
     def rooms_per_side(self)->int: return math.isqrt(self.n_rooms)
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #346016b9
-def _check_parameters(self):
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #41d7bc06
+@patch
+def _check_parameters(self:MiniGridRoomsMDP):
     if self.rooms_per_side ** 2 != self.n_rooms: raise _bad('n_rooms', self.n_rooms, "must be a perfect square (4, 9, 16, ...)")
     if self.n_starting_states > 4 * self.room_size ** 2:
         raise _bad('n_starting_states', self.n_starting_states, f"must be at most 4 room_size^2 = {4 * self.room_size ** 2} (the nodes of a room)")
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:MiniGridRoomsMDP):
     if not self.make_reward_stochastic: return dict(optimal_distribution=1.0, other_distribution=0.0)
     nu, L2 = self.reward_variance_multiplier, int(self.room_size * math.sqrt(self.n_rooms)) ** 2
     return dict(optimal_distribution=('beta', (nu * (L2 - 1), nu)), other_distribution=('beta', (nu, nu * (L2 - 1))))
 
-def _starting(self):
+@patch
+def _starting(self:MiniGridRoomsMDP):
     k, rs, fr = self.rooms_per_side, self.room_size, self._fast_rng
     self._cells = _rooms_cells(rs, k)
     self._table = _turn_move_table(self._cells)
@@ -86,16 +90,18 @@ def _starting(self):
     fr.randint(0, 10000)
     return nodes, [1 / len(nodes)] * len(nodes)
 
-def _possible_starting_nodes(self): return self._possible
+@patch
+def _possible_starting_nodes(self:MiniGridRoomsMDP): return self._possible
 
-def _next(self, s, a): return self._table[s][a]
+@patch
+def _next(self:MiniGridRoomsMDP, s, a): return self._table[s][a]
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:MiniGridRoomsMDP, s, a, sp):
     return self._dists['optimal_distribution'] if (sp[0], sp[1]) == self.goal else self._dists['other_distribution']
 
-def _render(self, node): return _draw_grid(self.grid_size, self.grid_size, node, self.goal, self._cells)
-
-for f in (_check_parameters, _default_distributions, _starting, _possible_starting_nodes, _next, _reward, _render): setattr(MiniGridRoomsMDP, f.__name__, f)
+@patch
+def _render(self:MiniGridRoomsMDP, node): return _draw_grid(self.grid_size, self.grid_size, node, self.goal, self._cells)
 
 # %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #27944c8a
 @gin.configurable(module='colosseum_nb.mdp.minigrid_rooms')

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['RiverSwimAction', 'RiverSwimMDP', 'RiverSwimContinuous', 'RiverSwimEpisodic']
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #a4afe173
+# %% ../../nbs/03a_mdp.river_swim.ipynb #dc4e4c15
+from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
@@ -35,31 +36,36 @@ class RiverSwimMDP(BaseMDP):
         self._arg_sub_optimal_distribution, self._arg_optimal_distribution, self._arg_other_distribution = sub_optimal_distribution, optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #68c2f273
-def _check_parameters(self): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
+# %% ../../nbs/03a_mdp.river_swim.ipynb #89d27c3a
+@patch
+def _check_parameters(self:RiverSwimMDP): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:RiverSwimMDP):
     m = self.sub_optimal_mean_reward / (self.size if self.is_episodic() else 1)
     if not self.make_reward_stochastic: return dict(sub_optimal_distribution=0.005, optimal_distribution=1.0, other_distribution=0.0)
     nu, o = self.reward_variance_multiplier, self.optimal_mean_reward
     return dict(sub_optimal_distribution=('beta', (nu, nu * (1 / m - 1))), optimal_distribution=('beta', (nu, nu * (1 / o - 1))),
                 other_distribution=('beta', (nu, nu * (10 / m - 1))))
 
-def _next(self, s, a):
+@patch
+def _next(self:RiverSwimMDP, s, a):
     return [((min(s[0] + 1, self.size - 1),) if a == RiverSwimAction.RIGHT else (max(s[0] - 1, 0),), 1.0)]
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:RiverSwimMDP, s, a, sp):
     if s[0] == self.size - 1 and a == RiverSwimAction.RIGHT: return self._dists['optimal_distribution']
     if s[0] == 0 and a == RiverSwimAction.LEFT: return self._dists['sub_optimal_distribution']
     return self._dists['other_distribution']
 
-def _starting(self): return [(0,)], [1.0]
-def _possible_starting_nodes(self): return [(0,)]
+@patch
+def _starting(self:RiverSwimMDP): return [(0,)], [1.0]
+@patch
+def _possible_starting_nodes(self:RiverSwimMDP): return [(0,)]
 
-def _render(self, node):
+@patch
+def _render(self:RiverSwimMDP, node):
     return ''.join('A' if x == node[0] else ('G' if x == self.size - 1 else ('s' if x == 0 else '~')) for x in range(self.size))
-
-for f in (_check_parameters, _default_distributions, _next, _reward, _starting, _possible_starting_nodes, _render): setattr(RiverSwimMDP, f.__name__, f)
 
 # %% ../../nbs/03a_mdp.river_swim.ipynb #29645fd5
 def _sample_one(r, is_episodic):

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['SimpleGridAction', 'SimpleGridReward', 'SimpleGridMDP', 'SimpleGridContinuous', 'SimpleGridEpisodic']
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #589d9f77
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #1a800735
+from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
@@ -49,10 +50,12 @@ class SimpleGridMDP(BaseMDP):
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #77675187
-def _check_parameters(self): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #e7335c57
+@patch
+def _check_parameters(self:SimpleGridMDP): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
-def _default_distributions(self):
+@patch
+def _default_distributions(self:SimpleGridMDP):
     if not self.make_reward_stochastic: return dict(optimal_distribution=1.0, sub_optimal_distribution=0.0, other_distribution=0.5)
     nu, o, m = self.reward_variance_multiplier, self.optimal_mean_reward, self.sub_optimal_mean_reward
     return dict(optimal_distribution=('beta', (nu, nu * (1 / o - 1))), sub_optimal_distribution=('beta', (nu, nu * (10 / m - 1))),
@@ -60,13 +63,16 @@ def _default_distributions(self):
 
 _MOVES = ((0, 1), (1, 0), (0, -1), (-1, 0), (0, 0))
 
-def _next(self, s, a):
+@patch
+def _next(self:SimpleGridMDP, s, a):
     n, (dx, dy) = self.size - 1, _MOVES[a]
     return [((min(max(s[0] + dx, 0), n), min(max(s[1] + dy, 0), n)), 1.0)]
 
-def _is_corner(self, x, y): return x in (0, self.size - 1) and y in (0, self.size - 1)
+@patch
+def _is_corner(self:SimpleGridMDP, x, y): return x in (0, self.size - 1) and y in (0, self.size - 1)
 
-def _is_good_corner(self, x, y):
+@patch
+def _is_good_corner(self:SimpleGridMDP, x, y):
     "Whether corner `(x, y)` pays the optimal reward (Colosseum's integer truthiness)."
     t = self.reward_type
     if t == SimpleGridReward.AND: return bool(x and y)
@@ -74,14 +80,13 @@ def _is_good_corner(self, x, y):
     if t == SimpleGridReward.OR: return bool(x | y)
     return bool(x ^ y)
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:SimpleGridMDP, s, a, sp):
     if sp == s and self._is_corner(*s):
         return self._dists['optimal_distribution' if self._is_good_corner(*s) else 'sub_optimal_distribution']
     return self._dists['other_distribution']
 
-for f in (_check_parameters, _default_distributions, _next, _is_corner, _is_good_corner, _reward): setattr(SimpleGridMDP, f.__name__, f)
-
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #a9e38af7
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #5cb05c18
 def _centre_groups(size):
     "Cells `(x, y)` grouped by squared distance to the centre, closest first, row-major inside each group."
     c = (size - 1) / 2
@@ -90,7 +95,8 @@ def _centre_groups(size):
         for y in range(size): groups.setdefault((x - c) ** 2 + (y - c) ** 2, []).append((x, y))
     return [groups[d] for d in sorted(groups)]
 
-def _starting(self):
+@patch
+def _starting(self:SimpleGridMDP):
     groups, k = _centre_groups(self.size), (self.size - 1) ** 2
     self._rng.shuffle(groups[0])
     self._possible = [cell for g in groups for cell in g][:k]
@@ -100,9 +106,8 @@ def _starting(self):
     self._fast_rng.randint(0, 10000)
     return starts, [1 / len(starts)] * len(starts)
 
-def _possible_starting_nodes(self): return self._possible
-
-for f in (_starting, _possible_starting_nodes): setattr(SimpleGridMDP, f.__name__, f)
+@patch
+def _possible_starting_nodes(self:SimpleGridMDP): return self._possible
 
 # %% ../../nbs/03d_mdp.simple_grid.ipynb #af4d6f9e
 def _render(self, node):

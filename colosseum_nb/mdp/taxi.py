@@ -108,8 +108,9 @@ class TaxiMDP(BaseMDP):
         self._arg_default_r, self._arg_successfully_delivery_r, self._arg_failure_delivery_r = default_r, successfully_delivery_r, failure_delivery_r
         super().__init__(seed, **{**kwargs, 'randomize_actions': False})
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #3558e294
-def _check_parameters(self):
+# %% ../../nbs/03g_mdp.taxi.ipynb #dd0b2e29
+@patch
+def _check_parameters(self:TaxiMDP):
     lo = 3 if not self.is_episodic() else 2
     if self.n_locations < lo: raise _bad('n_locations', self.n_locations, f"must be at least {lo} for {type(self).__name__}")
     for k in ('length', 'width'):
@@ -134,22 +135,23 @@ def _build_map(self:TaxiMDP):
     if not _spread_exists(self._quads, self._min_dist):
         raise _bad('n_locations', self.n_locations, f"the map ({desc}) has no free cells, one per quadrant, more than {self._min_dist:g} apart")
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #9c9d1819
-def _default_distributions(self):
+# %% ../../nbs/03g_mdp.taxi.ipynb #143ef0b5
+@patch
+def _default_distributions(self:TaxiMDP):
     if not self.make_reward_stochastic: return dict(default_r=0.1, successfully_delivery_r=1.0, failure_delivery_r=0.0)
     nu, m, o = self.reward_variance_multiplier, self.sub_optimal_mean_reward, self.optimal_mean_reward
     return dict(default_r=('beta', (nu, nu * (1 / m - 1))), successfully_delivery_r=('beta', (nu, nu * (1 / o - 1))),
                 failure_delivery_r=('beta', (nu, nu * (10 / m - 1))))
 
-def _check_distributions(self, dists):
+@patch
+def _check_distributions(self:TaxiMDP, dists):
     f, m, s = dists['failure_delivery_r'].mean, dists['default_r'].mean, dists['successfully_delivery_r'].mean
     if not f < m: raise _bad('failure_delivery_r', dists['failure_delivery_r'], f"its mean {f:g} must be below the mean of default_r ({m:g})")
     if not m < s: raise _bad('successfully_delivery_r', dists['successfully_delivery_r'], f"its mean {s:g} must exceed the mean of default_r ({m:g})")
 
-for f in (_check_parameters, _default_distributions, _check_distributions): setattr(TaxiMDP, f.__name__, f)
-
-# %% ../../nbs/03g_mdp.taxi.ipynb #665440c2
-def _starting(self):
+# %% ../../nbs/03g_mdp.taxi.ipynb #65729601
+@patch
+def _starting(self:TaxiMDP):
     self.locations = _draw_locations(self._rng, self._quads, self._min_dist, self.n_locations)
     nodes = [TaxiNode(x, y, p[0], p[1], d[0], d[1]) for p in self.locations for d in self.locations if d != p for x, y in self.admissible]
     self._rng.shuffle(nodes)
@@ -157,17 +159,18 @@ def _starting(self):
     self._memo = {}
     return nodes, [1 / len(nodes)] * len(nodes)
 
-def _possible_starting_nodes(self): return list(self.starting_nodes)  # unused: Taxi's horizon does not search the graph
+@patch
+def _possible_starting_nodes(self:TaxiMDP): return list(self.starting_nodes)  # unused: Taxi's horizon does not search the graph
 
-for f in (_starting, _possible_starting_nodes): setattr(TaxiMDP, f.__name__, f)
-
-# %% ../../nbs/03g_mdp.taxi.ipynb #3cc50a43
-def _next(self, s, a):
+# %% ../../nbs/03g_mdp.taxi.ipynb #fb357ffd
+@patch
+def _next(self:TaxiMDP, s, a):
     key = (s, a)
     if key not in self._memo: self._memo[key] = self._successors(s, a)
     return self._memo[key]
 
-def _successors(self, s, a):
+@patch
+def _successors(self:TaxiMDP, s, a):
     X, Y, XP, YP, XD, YD = s
     if a == TaxiAction.DropOffPassenger and XP == -1 and (X, Y) == (XD, YD):
         pairs = [(p, d) for p in self.locations if p != (X, Y) for d in self.locations if d != p]
@@ -177,18 +180,18 @@ def _successors(self, s, a):
     if (X + dx, Y + dy) in self._free: X, Y = X + dx, Y + dy
     return [(TaxiNode(X, Y, XP, YP, XD, YD), 1.0)]
 
-def _after_build(self):
+@patch
+def _after_build(self:TaxiMDP):
     "Empty the memo once the MDP is built (it would only weigh on pickles)."
     self._memo = {}
 
-def _reward(self, s, a, sp):
+@patch
+def _reward(self:TaxiMDP, s, a, sp):
     if a == TaxiAction.PickUpPassenger:
         return self._dists['failure_delivery_r'] if sp[2] != -1 or s[2] == -1 else self._dists['default_r']
     if a == TaxiAction.DropOffPassenger:
         return self._dists['failure_delivery_r'] if sp[2] == -1 or s[2] != -1 else self._dists['successfully_delivery_r']
     return self._dists['default_r']
-
-for f in (_next, _successors, _after_build, _reward): setattr(TaxiMDP, f.__name__, f)
 
 # %% ../../nbs/03g_mdp.taxi.ipynb #c166b5e1
 def _render(self, node):

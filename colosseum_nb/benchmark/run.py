@@ -9,8 +9,8 @@ __all__ = ['cached_agent_gin', 'agents_configs_from', 'agent_scopes', 'parse_gin
            'instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt', 'run_instances',
            'run_benchmarks', 'last_log_row', 'benchmark_summary']
 
-# %% ../../nbs/07a_benchmark.run.ipynb #ab5c12b5
-import os, re, sys, ast, time, inspect, difflib, threading
+# %% ../../nbs/07a_benchmark.run.ipynb #365a88f6
+import os, re, sys, ast, time, inspect, difflib
 from pathlib import Path
 from collections.abc import Mapping
 import numpy as np
@@ -19,6 +19,7 @@ from .. import config
 from .benchmark import (ColosseumBenchmark, ColosseumDefaultBenchmark, BenchmarkFolderError, CACHED_HYPERPARAMETERS,
                                               MDP_CLASSES, _refuse)
 from ..experiment.experiment_instance import ExperimentInstance
+from ..experiment.agent_mdp_interaction import precompile
 from ..utils import atomic_write
 from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, run_experiment_instances,
                                                           time_exceeded_runs)
@@ -246,38 +247,32 @@ def instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt(
     "Instantiate the benchmarks in the hyperparameter-optimisation root; return their experiment instances."
     return _instantiate_pairs(agents_and_benchmarks, lambda b: b.get_hyperopt_benchmark_log_folder(), gin_overrides)
 
-# %% ../../nbs/07a_benchmark.run.ipynb #bd9dbaf2
-def _progress(insts, stop, desc):
-    "Update a progress bar from the result files of `insts` until `stop` is set."
-    from tqdm.auto import tqdm
-    done = lambda: sum(i.result_path.exists() for i in insts)
-    with tqdm(total=len(insts), initial=done(), desc=desc, unit='run', file=sys.stderr, dynamic_ncols=True) as bar:
-        while not stop.wait(0.5): bar.update(done() - bar.n)
-        bar.update(done() - bar.n)
+# %% ../../nbs/07a_benchmark.run.ipynb #a725d943
+def _precompile(instances, progress):
+    "Compile (or load from the disk cache) the loop of every agent class among `instances`, once, before workers start."
+    names = sorted({i.agent_class_name for i in instances if isinstance(i, ExperimentInstance)})
+    if names: precompile([agent_class_from_name(n) for n in names], progress=progress)
 
 def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled ones)
                   n_cores:int=None, # local processes (default: `config.get_available_cores()`)
-                  progress:bool=None, # show a progress bar (default: `config.is_verbose()`)
-                  desc:str='runs' # the progress bar's label
-                 )->list:
-    "Run the instances not done yet, with a progress bar; return the CSV paths."
+                  progress:bool=None, # show progress bars (default: `config.is_verbose()`)
+                  desc:str='runs', # the progress bar's label
+                  client=None # a dask `distributed.Client` (default: a `LocalCluster` of `n_cores` workers)
+                 ):
+    "Run the instances not done yet (resuming), with progress bars; return `run_experiment_instances`'s summary."
     n_cores, progress = n_cores or config.get_available_cores(), config.is_verbose() if progress is None else progress
-    kw = dict(show_progress=False) if 'show_progress' in inspect.signature(run_experiment_instances).parameters else {}
-    insts = [i for i in instances if isinstance(i, ExperimentInstance)]
-    if not progress or not insts: return run_experiment_instances(instances, n_cores=n_cores, skip_completed=True, **kw)
-    stop = threading.Event()
-    t = threading.Thread(target=_progress, args=(insts, stop, desc), daemon=True); t.start()
-    try: return run_experiment_instances(instances, n_cores=n_cores, skip_completed=True, **kw)
-    finally: stop.set(); t.join()
+    if client is None: _precompile(instances, progress)  # local workers then load the compiled loops from the disk cache
+    return run_experiment_instances(instances, client=client, n_cores=n_cores, show_progress=progress, skip_completed=True, desc=desc)
 
 def run_benchmarks(agents_and_benchmarks:list, # `(agents_configs, benchmark)` pairs
                    n_cores:int=None, # local processes (default: `config.get_available_cores()`)
                    gin_overrides:list=None, # bindings such as 'prms_0/QLearningEpisodic.c_1=0.5'
-                   progress:bool=None # show a progress bar (default: `config.is_verbose()`)
+                   progress:bool=None, # show progress bars (default: `config.is_verbose()`)
+                   client=None # a dask `distributed.Client` (default: a `LocalCluster` of `n_cores` workers)
                   )->list:
     "Instantiate the benchmarks, run every run not done yet, and return the results folders."
     insts = instantiate_and_get_exp_instances_from_agents_and_benchmarks(agents_and_benchmarks, gin_overrides)
-    run_instances(insts, n_cores, progress)
+    run_instances(insts, n_cores, progress, client=client)
     return list(dict.fromkeys(Path(i.result_folder) for i in insts))
 
 # %% ../../nbs/07a_benchmark.run.ipynb #fe7a7d8f

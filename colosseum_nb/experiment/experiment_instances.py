@@ -352,7 +352,7 @@ def local_client(n_workers:int=None, # worker processes (default: one per core)
     kw = {**dict(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=':0', silence_logs=logging.ERROR, env=env), **kwargs}
     with distributed.LocalCluster(**kw) as cluster, distributed.Client(cluster) as client: yield client
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #79e58b33
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #6925209d
 def _n_workers(n_cores, client):
     if client is not None:
         if n_cores is not None: raise ValueError("give either a client or n_cores, not both (the client's cluster decides the workers)")
@@ -409,7 +409,8 @@ def run_experiment_instances(instances_or_paths, # `ExperimentInstance`s or path
                              cost=None, # instance -> relative cost, to start the slowest first (default `estimated_cost`)
                              raise_on_failure:bool=True, # raise `ExperimentRunsFailed` at the end if a run failed
                              resubmits:int=2, # times a task whose workers kept dying is submitted again
-                             corrupt_folder=None # where corrupt logs are moved (default: the system's temporary folder)
+                             corrupt_folder=None, # where corrupt logs are moved (default: the system's temporary folder)
+                             desc:str='runs' # the progress bar's label
                             )->RunSummary:
     "Run experiment instances on a dask client (or a local default) and summarise what happened."
     t0, items = time.perf_counter(), list(instances_or_paths)
@@ -419,7 +420,7 @@ def run_experiment_instances(instances_or_paths, # `ExperimentInstance`s or path
     skip = _skip_complete(s, insts, corrupt_folder) if skip_completed else set()
     todo = {k: i for k, i in insts.items() if k not in skip}
     costs = {k: float((cost or estimated_cost)(i)) for k, i in todo.items()}
-    with tqdm(total=len(items), initial=len(items) - len(todo), desc='runs', unit='run', disable=not show_progress, file=sys.stderr) as bar:
+    with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit='run', disable=not show_progress, file=sys.stderr) as bar:
         starts = _dispatch(todo, costs, client, n, skip_completed, import_modules, functools.partial(_record, s, insts, bar), resubmits)
     s.retried = {str(insts[k].result_path): c - 1 for k, c in starts.items() if c > 1}
     s.wall_s = time.perf_counter() - t0

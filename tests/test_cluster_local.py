@@ -1,27 +1,21 @@
 """Integration tests of `run_experiment_instances` on a real dask `LocalCluster`: a worker process killed mid-run, a
 rerun that resumes, a corrupt results file detected and redone, a run that raises, kernels compiled once per worker."""
-import os, signal, threading, time
+import os, signal
 from pathlib import Path
 import pandas as pd
 import pytest
-import distributed
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, save_instances_to_folder
 from colosseum_nb.experiment.experiment_instances import (ExperimentRunsFailed, local_client, run_experiment_instances,
                                                           results_file_problem)
+from cluster_faults import SLOW, table, run_and_kill_midway
 
 pytestmark = pytest.mark.timeout(600)
 CFG = ExperimentConfig(n_seeds=1, n_steps=3000, max_interaction_time_s=600, log_performance_indicators_every=500)
-SLOW = ExperimentConfig(n_seeds=1, n_steps=300_000, max_interaction_time_s=600, log_performance_indicators_every=50_000)
 
 
 def inst(seed, folder, agent='QLearningEpisodic', cfg=CFG, size=5):
     return ExperimentInstance(seed, 'RiverSwimEpisodic', 'prms_0', None, agent, 'prms_0', None, str(folder), cfg,
                               mdp_gin_text=f'prms_0/RiverSwimEpisodic.size = {size}')
-
-
-def table(path):
-    "A log without its wall-clock column, as text."
-    return pd.read_csv(path).drop(columns='steps_per_second').to_csv(index=False)
 
 
 @pytest.fixture(scope='module')
@@ -89,21 +83,9 @@ def test_kernels_compiled_once_per_worker(client, tmp_path):
 
 def test_killed_worker_loses_nothing(client, tmp_path):
     insts = [inst(s, tmp_path / 'kill', cfg=SLOW, size=8) for s in range(6)]
-    out = {}
-    t = threading.Thread(target=lambda: out.setdefault('s', run_experiment_instances(insts, client=client, show_progress=False)))
-    t.start()
-    deadline = time.time() + 300
-    while time.time() < deadline and not any(i.result_path.exists() for i in insts): time.sleep(0.05)
-    written = {i.result_path: i.result_path.read_text() for i in insts if i.result_path.exists()}
-    assert written, "no run finished in time"
     victim = next(iter(client.run(os.getpid).values()))
-    os.kill(victim, signal.SIGKILL)                             # a worker process dies in the middle of the benchmark
-    t.join(600)
-    s = out['s']
-    assert (len(s.done), s.failed) == (6, {}), s
-    for p, text in written.items(): assert p.read_text() == text   # what was written before is untouched
-    here = run_experiment_instances([inst(k, tmp_path / 'here', cfg=SLOW, size=8) for k in range(6)], n_cores=1, show_progress=False)
-    assert [table(p) for p in s] == [table(p) for p in here]
+    s = run_and_kill_midway(insts, client, lambda: os.kill(victim, signal.SIGKILL),
+                            [inst(k, tmp_path / 'here', cfg=SLOW, size=8) for k in range(6)])
     assert s.retried, "the killed worker's run should have been started again elsewhere"
 
 

@@ -3,27 +3,21 @@ through `slurm_cluster`, and a worker job cancelled mid-run (`scancel`) with eve
 in-process, and the lost job replaced. In CI (env CI=true) they fail when SLURM cannot be used; elsewhere they are
 skipped with the reason."""
 import os, subprocess, threading, time
-from pathlib import Path
-import pandas as pd
 import pytest
 import distributed
 from colosseum_nb.cluster import slurm_cluster, slurm_problem
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, save_instances_to_folder
 from colosseum_nb.experiment.experiment_instances import run_experiment_instances
+from cluster_faults import SLOW, table, run_and_kill_midway
 
 pytestmark = pytest.mark.timeout(600)
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 CFG = ExperimentConfig(n_seeds=1, n_steps=3000, max_interaction_time_s=600, log_performance_indicators_every=500)
-SLOW = ExperimentConfig(n_seeds=1, n_steps=300_000, max_interaction_time_s=600, log_performance_indicators_every=50_000)
 
 
 def inst(seed, folder, cfg=CFG, mdp='RiverSwimEpisodic', agent='QLearningEpisodic', size=5):
     return ExperimentInstance(seed, mdp, 'prms_0', None, agent, 'prms_0', None, str(folder), cfg,
                               mdp_gin_text=f'prms_0/{mdp}.size = {size}')
-
-
-def table(path):
-    return pd.read_csv(path).drop(columns='steps_per_second').to_csv(index=False)
 
 
 @pytest.fixture(scope='module')
@@ -69,21 +63,9 @@ class TestTwoWorkerJobs:
         before = job_ids(cluster)
         assert len(before) == 2, before
         insts = [inst(s, tmp_path / 'slurm', cfg=SLOW, size=8) for s in range(6)]
-        out = {}
-        t = threading.Thread(target=lambda: out.setdefault('s', run_experiment_instances(insts, client=client, show_progress=False)))
-        t.start()
-        deadline = time.time() + 300
-        while time.time() < deadline and not any(i.result_path.exists() for i in insts): time.sleep(0.05)
-        written = {i.result_path: i.result_path.read_text() for i in insts if i.result_path.exists()}
-        assert written, "no run finished in time"
         victim = sorted(before)[0]
-        subprocess.run(['scancel', '--signal=KILL', '--full', victim], check=True)   # a worker job dies mid-benchmark
-        t.join(600)
-        s = out['s']
-        assert (len(s.done), s.failed) == (6, {}), s
-        for p, text in written.items(): assert p.read_text() == text
-        here = run_experiment_instances([inst(k, tmp_path / 'here', cfg=SLOW, size=8) for k in range(6)], n_cores=1, show_progress=False)
-        assert [table(p) for p in s] == [table(p) for p in here]
+        run_and_kill_midway(insts, client, lambda: subprocess.run(['scancel', '--signal=KILL', '--full', victim], check=True),
+                            [inst(k, tmp_path / 'here', cfg=SLOW, size=8) for k in range(6)])   # a worker job dies mid-benchmark
         # the adaptive cluster replaced the cancelled job
         deadline = time.time() + 180
         while time.time() < deadline and not (len(client.scheduler_info()['workers']) == 2 and victim not in job_ids(cluster)): time.sleep(1)

@@ -13,15 +13,14 @@ from ....config import kernel
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update,
                                      terminal_is_episode_end)
 
-# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #39cec3ff
-RandomState = namedtuple('RandomState', 'flag')
-RandomState.__doc__ = "The array of a random agent, read by the kernels by name."
-_N_ACTIONS, _REPORTED = 0, 1   # the entries of `flag`
+# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #bc01cd5e
+RandomState = namedtuple('RandomState', 'n_actions reported')
+RandomState.__doc__ = "The data of a random agent (the number of actions and a one-element array), read by the kernels by name."
 
-# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #6c638a55
+# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #99fe97ba
 @kernel
 def _random_select(state, s, h):
-    return np.random.randint(state.flag[_N_ACTIONS])
+    return np.random.randint(state.n_actions)
 
 @kernel
 def _random_step_update(state, s, a, r, sp, h, terminal):
@@ -30,9 +29,9 @@ def _random_step_update(state, s, a, r, sp, h, terminal):
 @kernel
 def _random_policy(state, pi):
     flat = pi.reshape(-1)
-    for i in range(flat.shape[0]): flat[i] = 1.0 / state.flag[_N_ACTIONS]
-    first = state.flag[_REPORTED] == 0
-    state.flag[_REPORTED] = 1
+    for i in range(flat.shape[0]): flat[i] = 1.0 / state.n_actions
+    first = state.reported[0] == 0
+    state.reported[0] = 1
     return first
 
 RANDOM_FNS = NumbaAgentFns(no_before_start, _random_select, _random_step_update, terminal_is_episode_end, no_episode_end_update, _random_policy)
@@ -45,7 +44,7 @@ class RandomAgentEpisodic(KernelAgent):
                  optimization_horizon:int # T, the number of steps of the experiment
                 ):
         super().__init__(seed, mdp_specs, optimization_horizon)
-        self.numba_agent = NumbaAgent(RANDOM_FNS, RandomState(np.array([self.n_actions, 0], np.int64)))
+        self.numba_agent = NumbaAgent(RANDOM_FNS, RandomState(int(self.n_actions), np.zeros(1, np.int64)))
 
 
     @classmethod

@@ -203,7 +203,7 @@ PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_s
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1d906720
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #8e8f2f6c
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -280,12 +280,13 @@ class PSRLContinuous(KernelAgent):
 
     @property
     def Q(self): return self.numba_agent.state.Q
-    @property
-    def n_episodes(self)->int:
-        "Number of plans made so far (artificial episodes, counting the one before the first step)."
-        return int(self.numba_agent.state.plans[0])
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #404a1fa9
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c17cd39b
+@patch(as_prop=True)
+def n_episodes(self:PSRLContinuous)->int:
+    "Number of plans made so far (artificial episodes, counting the one before the first step)."
+    return int(self.numba_agent.state.plans[0])
+
 @patch(as_prop=True)
 def solver_failures(self:PSRLContinuous)->int:
     "Number of plans whose policy iteration stopped at its iteration limit."

@@ -116,7 +116,20 @@ def agent_snapshot(agent, init_kwargs:dict)->dict:
                 spec=[int(spec.n_states), int(spec.n_actions), None if spec.H is None else int(spec.H), [float(x) for x in spec.rewards_range], bool(spec.is_episodic)],
                 numba=nb is not None, data=_encode(data, type(agent).__name__))
 
-# %% ../nbs/11_manager.ipynb #90a4d0c4
+# %% ../nbs/11_manager.ipynb #9f8bc97e
+def _data_match(a, b)->bool:
+    "Whether saved data `b` fit an agent's fresh data `a`: arrays of the same shape and dtype, tuples alike field by field, equal scalars."
+    if isinstance(a, np.ndarray): return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
+    if isinstance(a, tuple): return isinstance(b, tuple) and len(a) == len(b) and all(map(_data_match, a, b))
+    return not isinstance(b, (np.ndarray, tuple, list, dict)) and a == b
+
+def _data_copy(a, b):
+    "Copy the arrays of the saved data `b` into those of `a` (the rest is equal already)."
+    if isinstance(a, np.ndarray): a[...] = b
+    elif isinstance(a, tuple):
+        for x, y in zip(a, b): _data_copy(x, y)
+
+# %% ../nbs/11_manager.ipynb #2c4186da
 def agent_from_snapshot(snap:dict, # an `agent_snapshot`
                         agent_class=None # the class (default: looked up by name among built-in and registered agents)
                        ):
@@ -127,9 +140,9 @@ def agent_from_snapshot(snap:dict, # an `agent_snapshot`
     data = _decode(snap['data'])
     if snap['numba']:
         st = agent.numba_agent.state
-        if len(st) != len(data) or any(a.shape != b.shape or a.dtype != b.dtype for a, b in zip(st, data)):
-            raise ValueError(f"the saved data of {cls.__name__} do not match the arrays its constructor builds")
-        for a, b in zip(st, data): a[...] = b
+        if len(st) != len(data) or not all(map(_data_match, st, data)):
+            raise ValueError(f"the saved data of {cls.__name__} do not match the data its constructor builds (saved by another version of the agent?)")
+        _data_copy(tuple(st), tuple(data))
     else: vars(agent).update(data)
     return agent
 

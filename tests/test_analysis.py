@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 
 from colosseum_nb.analysis import (load_results, summary_table, table_to_latex, final_values, aggregate_metrics, probability_of_improvement,
                                    performance_profile, scores_from_results, analyse, synthetic_results, benchmark_folders)
-from colosseum_nb.analysis.results import read_logs
+from colosseum_nb.experiment.logs import read_logs
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, run_experiment_instances
 from colosseum_nb.experiment.agent_mdp_interaction import LOG_COLUMNS
 from colosseum_nb.benchmark.benchmark import ColosseumDefaultBenchmark

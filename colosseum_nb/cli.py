@@ -6,7 +6,7 @@
 __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardness_command', 'benchmarks_command',
            'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #a23629b1
+# %% ../nbs/08_cli.ipynb #9790084e
 import sys, time, argparse, contextlib, dataclasses, warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -14,7 +14,7 @@ import pandas as pd
 from . import config
 from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_names, resolve_benchmark,
                                               hardness_table, benchmark_mdp_configs)
-from .benchmark.run import (as_benchmark, run_benchmarks, run_instances, benchmark_summary,
+from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
                                         instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt)
 from .agent.agents import AGENTS, BENCHMARKED_AGENTS
 from .experiment.experiment_instances import agent_class_from_name
@@ -22,6 +22,8 @@ from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
 from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyperopt_scores, save_best_agent_configs
 from .analysis import analyse, DEFAULT_INDICATORS
+from .analysis.results import load_results, summary_table as results_summary_table
+from .experiment.logs import log_files
 
 # %% ../nbs/08_cli.ipynb #c892b08b
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
@@ -155,24 +157,31 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #4401c8b7
+# %% ../nbs/08_cli.ipynb #e79c0c20
+def _cell(m, sd, n, c):
+    "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
+    if pd.isna(m): return '-'
+    return f"{m:.3f} ± {sd:.3f} ({int(n)}{f', {int(c)} cut*' if c else ''})"
+
 def summary_table(folder # a benchmark's results folder
                  )->pd.DataFrame:
-    "Per MDP and agent (configuration): 'mean ± std (seeds)' of the final normalised cumulative regret per step, time-cut runs flagged '*'."
-    s = benchmark_summary(folder)
-    if s.empty: return pd.DataFrame()
-    s['cell'] = [f"{m:.3f} ± {sd:.3f} ({n}{', ' + str(c) + ' cut*' if c else ''})" for m, sd, n, c in zip(s['mean'], s['std'], s.seeds, s.time_cut)]
-    if s.agent.str.startswith('prms_0-').all(): s['agent'] = s.agent.str[len('prms_0-'):]  # one configuration per agent: its name suffices
-    t = s.pivot(index='mdp', columns='agent', values='cell').fillna('-')
-    t.columns.name, t.index.name = None, None
-    return t
+    "Per MDP and agent (configuration): 'mean ± std (seeds)' of the final normalised cumulative regret per step, time-cut runs flagged '*', the average over MDPs and the best agent."
+    if not log_files(folder): return pd.DataFrame()
+    t = results_summary_table(load_results(folder, hardness=False))
+    agents = [a for a in dict.fromkeys(t.columns.get_level_values(0)) if a]
+    out = pd.DataFrame({a: [_cell(*v) for v in zip(*(t[(a, k)] for k in ('mean', 'std', 'n_seeds', 'n_time_cut')))] for a in agents}, index=list(t.index))
+    out['best'] = t[('', 'best')].to_numpy()
+    if all(a.startswith('prms_0-') for a in agents):  # one configuration per agent: its name suffices
+        out = out.rename(columns=lambda c: c.removeprefix('prms_0-')).assign(best=out.best.str.removeprefix('prms_0-'))
+    out.attrs['n_time_cut'] = int(sum(t.loc[t.index != 'Average', (a, 'n_time_cut')].sum() for a in agents))
+    return out
 
 def _print_summary(folders):
     for f in folders:
-        t, s = summary_table(f), benchmark_summary(f)
+        t = summary_table(f)
         print(f"\n{Path(f).name}: final normalised cumulative regret / steps, mean ± std over seeds (completed seeds)")
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
-        if len(s) and s.time_cut.sum(): print(f"* {int(s.time_cut.sum())} runs were cut by the time budget: their agents stopped learning early")
+        if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
 
 # %% ../nbs/08_cli.ipynb #6a510ece
 @contextlib.contextmanager

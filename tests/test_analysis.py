@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 
 from colosseum_nb.analysis import (load_results, summary_table, table_to_latex, final_values, aggregate_metrics, probability_of_improvement,
                                    performance_profile, scores_from_results, analyse, synthetic_results, benchmark_folders)
-from colosseum_nb.analysis.results import read_logs
+from colosseum_nb.experiment.logs import read_logs
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, run_experiment_instances
 from colosseum_nb.experiment.agent_mdp_interaction import LOG_COLUMNS
 from colosseum_nb.benchmark.benchmark import ColosseumDefaultBenchmark
@@ -64,6 +64,7 @@ def test_summary_table_of_real_runs(real_results):
 def test_parser_equals_python_float(tmp_path):
     rng = np.random.default_rng(5)
     vals = np.round(rng.normal(0, 1, (300, 18)) * 10.0 ** rng.integers(-4, 8, (300, 18)), 5)
+    vals[:, list(LOG_COLUMNS).index('steps')] = np.arange(300) * 100.0  # a log's steps never go down (the reader checks)
     header = ','.join(LOG_COLUMNS)
     p = tmp_path / 'seed0_logs.csv'
     p.write_text(header + '\n' + '\n'.join(','.join(repr(float(v)) for v in row) for row in vals) + '\n')

@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, save_instances_to_folder
-from colosseum_nb.experiment.experiment_instances import (ExperimentRunsFailed, local_client, run_experiment_instances,
-                                                          results_file_problem)
+from colosseum_nb.experiment.experiment_instances import ExperimentRunsFailed, local_client, run_experiment_instances
+from colosseum_nb.experiment.logs import results_file_problem
 from cluster_faults import SLOW, table, run_and_kill_midway
 
 pytestmark = pytest.mark.timeout(600)
@@ -48,7 +48,8 @@ def test_corrupt_file_moved_aside_and_redone(client, tmp_path):
     for p in s: assert results_file_problem(p, CFG) is not None
     redo = run_experiment_instances(insts, client=client, show_progress=False, corrupt_folder=tmp_path / 'aside')
     assert sorted(redo.done) == sorted(s) and not redo.skipped
-    assert sorted(why for _, why, _ in redo.moved_aside) == ["1 line(s)", "1 required step(s) missing, e.g. [2999]", "no 'steps' column"]
+    assert sorted(why for _, why, _ in redo.moved_aside) == ["1 required step(s) missing, e.g. [2999]", "no data rows (the header only)",
+                                                             f"not a log file (its header has no 'steps' column: {good.splitlines()[0].replace(',', ';')[:60]!r})"]
     assert (tmp_path / 'aside' / f'_0_{s[0].name}').read_text() == ''.join(lines[:-1])   # kept, not deleted
     assert table(s[0]) == pd.read_csv(pd.io.common.StringIO(good)).drop(columns='steps_per_second').to_csv(index=False)
     assert all(results_file_problem(p, CFG) is None for p in s)

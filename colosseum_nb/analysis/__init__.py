@@ -9,12 +9,13 @@ __all__ = ['DEFAULT_INDICATORS', 'metrics_to_latex', 'analyse', 'load_results', 
            'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates',
            'plot_performance_profiles', 'plot_probability_of_improvement']
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #27edca9f
-import re, warnings
+# %% ../../nbs/10c_analysis.__init__.ipynb #b9285e7c
+import io, re, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from ..utils import atomic_write
 from .results import (load_results, benchmark_folders, final_values, summary_table, table_to_latex, runs_table,
                                            lower_is_better, synthetic_results)
 from .statistics import (aggregate_metrics, performance_profile, probability_of_improvement, pairwise_improvement,
@@ -26,19 +27,21 @@ _all_ = ['load_results', 'benchmark_folders', 'final_values', 'summary_table', '
          'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
          'plot_probability_of_improvement']
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #640f94d0
+# %% ../../nbs/10c_analysis.__init__.ipynb #ccb53c57
 DEFAULT_INDICATORS = ('normalized_cumulative_regret', 'cumulative_regret', 'cumulative_reward')
 
 def _safe(name): return re.sub(r'[^\w.-]+', '__', str(name)).strip('_') or 'results'
 
 def _save(fig, folder, stem, written):
-    "Write a figure as PNG and PDF and close it."
+    "Write a figure as PNG and PDF (each whole or not at all) and close it."
     for ext in ('png', 'pdf'):
-        p = folder / f'{stem}.{ext}'; fig.savefig(p, dpi=120 if ext == 'png' else None, bbox_inches='tight'); written.append(p)
+        buf = io.BytesIO(); fig.savefig(buf, format=ext, dpi=120 if ext == 'png' else None, bbox_inches='tight')
+        _write(buf.getvalue(), folder / f'{stem}.{ext}', written)
     plt.close(fig)
 
-def _write(text, path, written):
-    path.write_text(text, encoding='utf-8'); written.append(path)
+def _write(data, path, written):
+    "Write a table or a figure with `utils.atomic_write` and note its path."
+    written.append(atomic_write(path, data))
 
 # %% ../../nbs/10c_analysis.__init__.ipynb #dbd8afa0
 def _tables(df, folder, indicators, written):

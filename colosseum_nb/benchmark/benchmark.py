@@ -8,7 +8,7 @@ __all__ = ['BENCHMARK_DATA', 'DEFAULT_EXPERIMENT_CONFIG', 'CACHED_HYPERPARAMETER
            'benchmark_experiment_config', 'benchmark_mdp_configs', 'build_benchmark_mdps', 'ColosseumBenchmark',
            'get_benchmark', 'mdp_gin_text', 'BenchmarkFolderError', 'hardness_table']
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #145b782c
+# %% ../../nbs/07_benchmark.benchmark.ipynb #100f4f54
 import ast, io, re, time, tokenize, importlib.resources
 from enum import Enum
 from pathlib import Path
@@ -22,8 +22,8 @@ from .. import config
 from ..mdp.base import EpisodicMDP
 from ..mdp import MDP_CLASSES
 from ..experiment.config import as_experiment_config, experiment_config_to_yaml
-from ..utils import atomic_write
-from ..experiment.config import ExperimentConfig, load_experiment_config, experiment_config_from_dict, _suggest  # the one configuration type
+from ..utils import atomic_write, did_you_mean
+from ..experiment.config import ExperimentConfig, load_experiment_config, experiment_config_from_dict  # the one configuration type
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #81f3fb35
 BENCHMARK_DATA = Path(str(importlib.resources.files('colosseum_nb') / 'benchmark_data'))  # the package-data folder
@@ -105,7 +105,7 @@ def _literal(text, param):
         raise ValueError(f"bad value {text!r} for {param}: not a Python literal "
                          "(a number, a quoted string, True/False/None, or a tuple/list of these)") from None
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #43b1d7d1
+# %% ../../nbs/07_benchmark.benchmark.ipynb #f2f7c031
 def _parse_line(line, expected_class):
     "Class, scope, parameter and value of one binding line (raises `ValueError` with the problem)."
     if line.startswith('import ') or line.startswith('from '): raise ValueError("import lines are not supported in MDP configs")
@@ -118,7 +118,7 @@ def _parse_line(line, expected_class):
     if expected_class is not None and cls != expected_class: raise ValueError(f"class {cls} in the file of {expected_class}")
     valid = [p for p in MDP_CLASSES[cls]._valid_names() if p != 'seed']
     if param == 'seed': raise ValueError(f"{cls}.seed cannot be set in an MDP config: the experiment sets the seed")
-    if param not in valid: raise ValueError(f"unknown parameter {param!r} of {cls}{_suggest(param, valid)}; valid: {', '.join(valid)}")
+    if param not in valid: raise ValueError(f"unknown parameter {param!r} of {cls}{did_you_mean(param, valid)}; valid: {', '.join(valid)}")
     return cls, scope, param, _literal(_strip_comment(m['value']), param)
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #1a43f951
@@ -257,7 +257,7 @@ class ColosseumBenchmark:
     def __repr__(self):
         return f"ColosseumBenchmark({self.name!r}, {len(self.mdp_configs)} MDPs of {len(self.mdps_gin_configs)} classes, {self.experiment_config})"
 
-# %% ../../nbs/07_benchmark.benchmark.ipynb #ff88ff49
+# %% ../../nbs/07_benchmark.benchmark.ipynb #0363bd59
 @patch
 def get_experiments_benchmark_log_folder(self:ColosseumBenchmark)->str:
     "The benchmark's results folder in the benchmarking root."
@@ -274,7 +274,7 @@ def with_experiment_config(self:ColosseumBenchmark, **changes # fields of `Exper
     "A copy of the benchmark with some fields of its experiment configuration changed."
     cfg = as_experiment_config(self.experiment_config)
     bad = [k for k in changes if k not in {f.name for f in dataclasses.fields(cfg)}]
-    if bad: raise ValueError(f"unknown experiment configuration field(s) {bad}{_suggest(bad[0], [f.name for f in dataclasses.fields(cfg)])}")
+    if bad: raise ValueError(f"unknown experiment configuration field(s) {bad}{did_you_mean(bad[0], [f.name for f in dataclasses.fields(cfg)])}")
     return dataclasses.replace(self, experiment_config=dataclasses.replace(cfg, **changes))
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #026b59d9

@@ -41,11 +41,9 @@ class ExperimentConfig:
             raise ValueError(f"emission_map={self.emission_map!r}: must be a class name or None")
         for k, v in vals.items(): object.__setattr__(self, k, v)
 
-# %% ../../nbs/06a_experiment.config.ipynb #e08a1f44
+# %% ../../nbs/06a_experiment.config.ipynb #5817e14c
 _KEYS = ('n_seeds', 'n_steps', 'max_interaction_time_s', 'log_performance_indicators_every')
 _FIELDS = _KEYS + ('emission_map',)
-
-_suggest = did_you_mean   # the package's one "did you mean" (kept under this name for the modules that import it)
 
 def experiment_config_from_dict(d:dict, # a mapping with the four keys (and optionally `emission_map`)
                                 label:str='experiment config' # names the source in error messages
@@ -53,7 +51,7 @@ def experiment_config_from_dict(d:dict, # a mapping with the four keys (and opti
     "A checked `ExperimentConfig` from a mapping."
     if not isinstance(d, dict): raise ValueError(f"{label}: expected a mapping with keys {', '.join(_KEYS)}, got {type(d).__name__}")
     missing, extra = [k for k in _KEYS if k not in d], [k for k in d if k not in _FIELDS]
-    problems = [f"unknown key {k!r}{_suggest(k, missing)}" for k in extra] + ([f"missing key(s) {', '.join(missing)}"] if missing else [])
+    problems = [f"unknown key {k!r}{did_you_mean(k, missing)}" for k in extra] + ([f"missing key(s) {', '.join(missing)}"] if missing else [])
     if problems: raise ValueError(f"{label}: {'; '.join(problems)}; the keys are {', '.join(_FIELDS)} (emission_map optional)")
     try: return ExperimentConfig(**{k: d[k] for k in _KEYS}, emission_map=d.get('emission_map'))
     except ValueError as e: raise ValueError(f"{label}: {e}") from None

@@ -4,13 +4,12 @@
 
 # %% auto #0
 __all__ = ['COLOSSEUM_MODULES', 'PLANNING_AGENTS', 'WORKER_ENV', 'agent_classes', 'mdp_class_from_name', 'agent_class_from_name',
-           'colosseum_gin_text', 'fresh_gin', 'build_mdp_and_agent', 'time_exceeded_path', 'time_exceeded_runs',
-           'run_experiment_instance', 'required_steps', 'results_file_problem', 'is_complete', 'move_aside',
-           'check_results', 'estimated_cost', 'plan_batches', 'RunSummary', 'ExperimentRunsFailed', 'machine_cores',
-           'local_client', 'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class',
-           'register_agent_class']
+           'colosseum_gin_text', 'fresh_gin', 'build_mdp_and_agent', 'time_exceeded_path', 'run_experiment_instance',
+           'is_complete', 'move_aside', 'check_results', 'estimated_cost', 'plan_batches', 'RunSummary',
+           'ExperimentRunsFailed', 'machine_cores', 'local_client', 'run_experiment_instances',
+           'save_instances_to_folder', 'register_mdp_class', 'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #2df4ffb2
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #aa19965f
 import os, re, sys, time, math, uuid, shutil, logging, tempfile, importlib, functools, contextlib, collections
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from .config import ExperimentConfig
 from .experiment_instance import (ExperimentInstance, InstanceFileError, load_experiment_instance,
                                                          dump_experiment_instance)
 from .agent_mdp_interaction import MDPLoop
+from .logs import results_file_problem
 from ..utils import make_mdp_spec, atomic_write
 from ..mdp import MDP_CLASSES, register_mdp_class
 from ..agent.agents import AGENT_CLASSES, register_agent_class
@@ -115,19 +115,10 @@ def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
         except Exception as e: raise ValueError(f"{agent_src[1] or instance.experiment_label}: cannot build {instance.agent_scope}/{agent_cls.__name__} ({type(e).__name__}: {e})") from None
     return mdp, agent
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #bb3d965b
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #2b4df8ed
 def time_exceeded_path(instance:ExperimentInstance)->Path:
     "The file that records that a run was cut by its time budget."
     return instance.log_folder / f'seed{instance.seed}_time_exceeded.txt'
-
-def time_exceeded_runs(result_folder # a benchmark's result folder
-                      )->dict:
-    "(experiment label, seed) -> last training step of every time-cut run under `result_folder`."
-    out = {}
-    for p in sorted(Path(result_folder).glob('logs/*/seed*_time_exceeded.txt')):
-        line = p.read_text().strip()
-        out[(p.parent.name, int(p.name[4:].split('_')[0]))] = int(line.split('(')[1].split(')')[0])
-    return out
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #9523723c
 def run_experiment_instance(instance, # an `ExperimentInstance` or the path of a pickled one
@@ -146,41 +137,7 @@ def run_experiment_instance(instance, # an `ExperimentInstance` or the path of a
     atomic_write(inst.result_path, loop.logs.to_csv(index=False))
     return inst.result_path
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #390edf19
-def required_steps(config:ExperimentConfig # the experiment configuration of the run
-                  )->set:
-    "The steps a complete log of a run with `config` has."
-    T, k = config.n_steps, config.log_performance_indicators_every
-    return (set(range(k, T, k)) if k > 0 else set()) | {T - 1}
-
-def _csv_steps(text):
-    "The `steps` column of a CSV text, or a string saying why it cannot be read."
-    lines = text.split('\n')
-    if not text.endswith('\n'): return "the last line is cut (no final line break)"
-    lines = lines[:-1]
-    if len(lines) <= 1: return f"{len(lines)} line(s)"
-    head = lines[0].split(',')
-    if 'steps' not in head: return "no 'steps' column"
-    i, steps = head.index('steps'), []
-    for n, l in enumerate(lines[1:], 2):
-        cells = l.split(',')
-        if len(cells) != len(head): return f"line {n} has {len(cells)} fields instead of {len(head)}"
-        try: steps.append(int(float(cells[i])))
-        except ValueError: return f"line {n}: the step {cells[i]!r} is not a number"
-    return steps
-
-def results_file_problem(path, # a run's CSV log
-                         config:ExperimentConfig # the configuration it was run with
-                        )->str:
-    "Why the log at `path` is not complete (None when it is)."
-    try: steps = _csv_steps(Path(path).read_text(encoding='utf-8'))
-    except FileNotFoundError: return "missing"
-    except (OSError, UnicodeDecodeError) as e: return f"unreadable ({e})"
-    if isinstance(steps, str): return steps
-    if any(b < a for a, b in zip(steps, steps[1:])): return "the steps are not non-decreasing"
-    missing = sorted(required_steps(config) - set(steps))
-    return f"{len(missing)} required step(s) missing, e.g. {missing[:3]}" if missing else None
-
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #cc9257bf
 def is_complete(instance:ExperimentInstance)->bool:
     "Whether the run's log exists and is complete."
     return results_file_problem(instance.result_path, instance.experiment_config) is None

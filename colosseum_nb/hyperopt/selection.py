@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = ['hyperopt_scores', 'get_best_agent_gin_config', 'retrieve_best_agent_config_from_hp_folder', 'save_best_agent_configs']
 
-# %% ../../nbs/07e_hyperopt.selection.ipynb #07540960
+# %% ../../nbs/07e_hyperopt.selection.ipynb #d80ab986
 import os, re, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from .. import config
-from ..benchmark.run import _agent_cls, agent_scopes, last_log_row, _BINDING
+from ..benchmark.run import _agent_cls, agent_scopes, _BINDING
 from ..utils import atomic_write
-from ..experiment.experiment_instances import time_exceeded_runs
+from ..experiment.logs import log_files, parse_experiment_label, last_log_row, time_exceeded_runs
 
-# %% ../../nbs/07e_hyperopt.selection.ipynb #1258c31b
+# %% ../../nbs/07e_hyperopt.selection.ipynb #59d88537
 def _hp_folder(agent_class, folder):
     "The hyperopt benchmark folder of an agent class."
     root = config.get_hyperopt_folder() if folder is None else str(folder)
@@ -28,15 +28,15 @@ def hyperopt_scores(agent_class, # an agent class or its name
                    )->pd.DataFrame:
     "One row per configuration: its score, runs, time-cut runs and missing runs."
     cls = _agent_cls(agent_class); bench = _hp_folder(cls, folder)
-    cut, rows = time_exceeded_runs(bench), []
-    for d in sorted(bench.glob(f'logs/*____prms_*-{cls.__name__}')):
-        scope = d.name.split('____')[1].split('-')[0]
-        for p in sorted(d.glob('seed*_logs.csv')):
-            try: r = last_log_row(p)
-            except (ValueError, OSError): continue
-            if indicator not in r: raise ValueError(f"{p}: no indicator {indicator!r}; indicators: {', '.join(r)}")
-            seed = int(p.name[4:].split('_')[0])
-            rows.append(dict(scope=scope, value=r[indicator], cut=(d.name, seed) in cut))
+    cut, rows, skipped = time_exceeded_runs(bench), [], []
+    for label, seed, p in log_files(bench):
+        _, _, scope, agent = parse_experiment_label(label)
+        if agent != cls.__name__ or not scope.startswith('prms_'): continue
+        try: r = last_log_row(p)
+        except (ValueError, OSError) as e: skipped.append(str(e)); continue
+        if indicator not in r: raise ValueError(f"{p}: no indicator {indicator!r}; indicators: {', '.join(r)}")
+        rows.append(dict(scope=scope, value=r[indicator], cut=(label, seed) in cut))
+    if skipped: warnings.warn(f"{cls.__name__}: {len(skipped)} log(s) not counted, unreadable or without data rows ({skipped[0]})")
     if not rows: raise ValueError(f"{bench}: no results of {cls.__name__} (run the hyperparameter search first)")
     df = pd.DataFrame(rows)
     out = df.groupby('scope').agg(runs=('value', 'size'), time_cut=('cut', 'sum'))

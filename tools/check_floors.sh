@@ -22,7 +22,8 @@ PY
 # the dev tools the tests need; installed first, so that forcing the floors afterwards wins. nbdev 2.4.14 and
 # execnb 0.1.18 import fastcore features of 1.12.3 (e.g. `fastcore.xtras.rtoken_hex`), so fastcore's floor cannot be
 # lower than that and still be tested.
-dev="nbdev==2.4.14 execnb==0.1.18 ghapi<2 setuptools<81 wheel pytest pytest-timeout ipykernel import-linter"
+# The dev tools are settings.ini's dev_requirements (as `pip install -e '.[dev]'` installs them), plus wheel.
+dev="wheel $("$PY" -c "import configparser; c = configparser.ConfigParser(delimiters=['=']); c.read('settings.ini'); print(c['DEFAULT']['dev_requirements'])")"
 echo "check_floors: floors: $(echo $floors)"
 "$PY" -m venv "$dir/venv" || exit 1
 pip="$dir/venv/bin/python -m pip install -q"

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PSRLEpisodicState', 'PSRL_EPISODIC_FNS', 'PSRLEpisodic']
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #e724ca08
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #5694b8f5
 import numpy as np
 from collections import namedtuple
 import gin
@@ -13,19 +13,19 @@ from ....config import kernel
 from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, posterior_transitions_sample, init_counts, count_update,
+                                           dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #725865cb
-PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Ts Rs V Qm Vm prm flag')
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #3a5da3e2
+PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Ts Rs V Qm Vm prm flag zig')
 PSRLEpisodicState.__doc__ = "The arrays of a `PSRLEpisodic` agent, read by the kernels by name."
 _C = 0       # the entry of `prm`: the Dirichlet pseudo-count
 _STALE = 0   # the entry of `flag`: the reported policy is stale
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #71b03a2e
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #73f38b04
 @kernel
 def _psrl_sample_and_plan(state):
-    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm[_C], state.Ts)
+    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm[_C], state.Ts, state.zig)
     nig_sample(state.nig, state.Rs)
     backward_induction_dense(state.Ts, state.Rs, state.Q.shape[0] - 1, state.Q, state.V)
 
@@ -57,7 +57,7 @@ def _psrl_policy(state, pi):
 PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
                                   _psrl_episode_end_update, _psrl_policy)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #d933833b
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #e585ec4c
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class PSRLEpisodic(KernelAgent):
     "Posterior sampling for episodic MDPs (Osband et al., 2013)."
@@ -79,7 +79,7 @@ class PSRLEpisodic(KernelAgent):
         S, A, H = self.n_states, self.n_actions, self.H
         nig, c = init_nig(S, A, rewards_prior_prms), dirichlet_prior(transitions_prior_prms)
         state = PSRLEpisodicState(nig, *init_counts(S, A), np.zeros((H + 1, S, A)), np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((H + 1, S)),
-                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), np.array([c]), np.ones(1, np.int64))
+                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), np.array([c]), np.ones(1, np.int64), gamma_ziggurat(c))
         self.numba_agent = NumbaAgent(PSRL_EPISODIC_FNS, state)
 
     @classmethod

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #9d48edc2
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c2da79cb
 import numpy as np
 from collections import namedtuple
 import gin
@@ -14,7 +14,7 @@ from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
+                                           dirichlet_prior, gamma_ziggurat, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
                                            mean_discounted_vi, evaluate_policy_rows, _mp_stop)
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e4daad2b
@@ -26,8 +26,8 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
     eta = max(5.0, min(10.0 * S, eta_weight * (np.sqrt(T * S / A) + 12 * omega * S ** 4)))
     return psi, omega, kappa, eta
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #4d32ddd9
-PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm iflag')
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #cd3b0293
+PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm iflag zig')
 PSRLContinuousState.__doc__ = "The arrays of a `PSRLContinuous` agent, read by the kernels by name."
 # the entries of `prm`
 _P_PSI, _P_ETA, _P_OMEGA, _P_KAPPA, _P_GAMMA, _P_C, _P_PLAN_TOL, _P_REFERENCE, _P_OPTIMISTIC, _P_MIN_STEPS, _P_R_MAX, _P_TRUNCATE, _P_LOG4S, _P_POLICY_TOL = range(14)
@@ -114,7 +114,7 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
         evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
     return -max_iter
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #139f4e14
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e870f2f1
 @kernel
 def _psrlc_sample(state):
     "Draw the rewards and the transition samples of the extended MDP."
@@ -153,7 +153,7 @@ def _psrlc_sample(state):
                 if slot[s, a] < 0:
                     slot[s, a] = iflag[_F_SLOTS]; iflag[_F_SLOTS] += 1
                 sl = slot[s, a]
-                for j in range(psi): st = dirichlet_counts_row(st, N, supp, nsupp, s, a, b, k, P[sl, j])
+                for j in range(psi): st = dirichlet_counts_row(st, state.zig, N, supp, nsupp, s, a, b, k, P[sl, j])
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #7d40a48e
 @kernel
@@ -206,7 +206,7 @@ PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_s
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c0b2284f
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #774fd161
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -261,7 +261,8 @@ class PSRLContinuous(KernelAgent):
                         mdp_specs.r_max, float(bool(truncate_reward_with_max)), np.log(4 * S), _POLICY_TOL])
         state = PSRLContinuousState(nig, *init_counts(S, A), np.zeros((S, A)), np.full((S, A), -1, np.int64), np.zeros((K, psi, S)),
                  np.zeros((S, A, S)), np.ones((S, A)), np.zeros((S, A, psi), np.int64), np.zeros((S, A)),
-                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, np.array([1, 0, 0, 0, 0, 0, -1, 0], np.int64))
+                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, np.array([1, 0, 0, 0, 0, 0, -1, 0], np.int64),
+                 gamma_ziggurat(omega / kappa if self.optimistic and not ref else c))
         self.numba_agent = NumbaAgent(PSRL_CONTINUOUS_FNS, state)
 
     @classmethod

@@ -5,11 +5,12 @@
 # %% auto #0
 __all__ = ['GIN_IMPORT', 'RewardsConjugateModel', 'TransitionsConjugateModel', 'check_conjugate_models', 'rng_seed',
            'rng_from_numba', 'rng_next', 'rng_uniform', 'rng_integer', 'rng_normal', 'gamma_constants', 'rng_gamma_c',
-           'rng_log_gamma_c', 'rng_gamma', 'gamma_ziggurat', 'rng_log_gamma_z', 'exp_nonpos', 'rng_draws',
-           'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample', 'dirichlet_prior', 'dirichlet_row',
-           'dirichlet_sample_row', 'init_counts', 'count_update', 'mean_expectation', 'dirichlet_counts_row',
-           'posterior_transitions_sample', 'backward_induction_dense', 'mean_backward_induction', 'mean_transitions',
-           'mean_discounted_vi', 'dense_discounted_vi', 'scc_order', 'evaluate_policy_rows', 'dense_policy_rows']
+           'rng_log_gamma_c', 'rng_gamma', 'gamma_ziggurat', 'rng_log_gamma_z', 'exp_nonpos', 'log_gamma_fill',
+           'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample', 'dirichlet_prior',
+           'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update', 'mean_expectation',
+           'dirichlet_counts_row', 'posterior_transitions_sample', 'backward_induction_dense',
+           'mean_backward_induction', 'mean_transitions', 'mean_discounted_vi', 'dense_discounted_vi', 'scc_order',
+           'evaluate_policy_rows', 'dense_policy_rows']
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #1174d4d3
 from enum import Enum
@@ -360,6 +361,38 @@ def exp_nonpos(x # -700 <= x <= 0
               1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5): p = p * r + c
     return (1.0 + (r + r * r * p)) * _as_float((_as_int(t) - _as_int(_SHIFT) + 1023) << 52)
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #ffd8873a
+@kernel
+def _zig_finish(st, z, r):
+    "Complete the ziggurat attempt `r` that failed the fast test; (log draw, state)."
+    i = np.int64(r & _U(0xff))
+    y = z[0, i] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, i]
+    if i == 0: return _zig_tail(st, z, y)
+    u, st = rng_uniform(st)
+    a, ys = z[6, 0], z[6, 1]
+    if z[4, i] + u * (z[5, i] - z[4, i]) < np.exp(a * (y - ys) - np.exp(y) + a): return y, st
+    return rng_log_gamma_z(st, z)
+
+@kernel
+def log_gamma_fill(st, # generator state
+                   z, # the ziggurat of the shape (`gamma_ziggurat(a)`; its scratch row is overwritten)
+                   out # (n,) output: logarithms of independent `Gamma(a)` draws
+                  ):
+    "Fill `out` with logarithms of `Gamma(a)` draws by the ziggurat `z`; return the generator state."
+    n, w, lo = out.shape[0], z[7], 0
+    while lo < n:
+        hi, nr = min(n, lo + _NZ // 2), 0
+        for i in range(lo, hi):
+            r, st = rng_next(st)
+            l = np.int64(r & _U(0xff))
+            y = z[0, l] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, l]
+            out[i] = y
+            w[2 * nr] = _as_float(i); w[2 * nr + 1] = _as_float(np.int64(r))
+            nr += not (y >= z[2, l] and y <= z[3, l])
+        for j in range(nr): out[_as_int(w[2 * j])], st = _zig_finish(st, z, _U(_as_int(w[2 * j + 1])))
+        lo = hi
+    return st
+
 # %% ../../nbs/05b_agent.mdp_models.ipynb #ebcb30ca
 @kernel
 def _rng_draws(seed, n, kind, a, z):
@@ -519,10 +552,10 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #5bdafba9
+# %% ../../nbs/05b_agent.mdp_models.ipynb #0aad8520
 @kernel
 def dirichlet_counts_row(st, # generator state
-                         z, # the ziggurat of the shape `b / k` (`gamma_ziggurat(b / k)`)
+                         z, # the ziggurat of the shape `b / k` (`gamma_ziggurat(b / k)`; its scratch row is overwritten)
                          N, supp, nsupp, # the counts (see `init_counts`)
                          s, a, # the pair
                          b, k, # the parameters are `(N[s, a] + b) / k`, b, k > 0
@@ -530,7 +563,7 @@ def dirichlet_counts_row(st, # generator state
                         ):
     "Draw the transition probabilities of (s, a) from `Dirichlet((N[s, a] + b) / k)`; return the generator state."
     n = out.shape[0]
-    for i in range(n): out[i], st = rng_log_gamma_z(st, z)
+    st = log_gamma_fill(st, z, out)
     for kk in range(nsupp[s, a]):
         i = supp[s, a, kk]
         d, c, e = gamma_constants((N[s, a, i] + b) / k)
@@ -562,7 +595,7 @@ def posterior_transitions_sample(N, supp, nsupp, # the counts
     for s in range(T.shape[0]):
         for a in range(T.shape[1]): st = dirichlet_counts_row(st, z, N, supp, nsupp, s, a, c, k, T[s, a])
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #1c52089f
+# %% ../../nbs/05b_agent.mdp_models.ipynb #e717fbe0
 @kernel
 def backward_induction_dense(T, R, # (S, A, S) transitions and (S, A) rewards
                              H, # horizon
@@ -572,21 +605,16 @@ def backward_induction_dense(T, R, # (S, A, S) transitions and (S, A) rewards
     S, A = R.shape
     n = S * A
     T2, r = T.reshape(n, S), R.reshape(n)
+    Tt = np.empty((S, n))   # transposed, so that the sums over next states run over all pairs at once (vectorised)
+    for i in range(n):
+        for j in range(S): Tt[j, i] = T2[i, j]
     Q[H] = 0.0; V[H] = 0.0
     for h in range(H - 1, -1, -1):
         v, q = V[h + 1], Q[h].reshape(n)
-        i = 0
-        while i + 4 <= n:  # four rows at a time: four independent sums keep the pipeline busy
-            q0, q1, q2, q3 = r[i], r[i + 1], r[i + 2], r[i + 3]
-            for j in range(S):
-                x = v[j]
-                q0 += T2[i, j] * x; q1 += T2[i + 1, j] * x; q2 += T2[i + 2, j] * x; q3 += T2[i + 3, j] * x
-            q[i], q[i + 1], q[i + 2], q[i + 3] = q0, q1, q2, q3
-            i += 4
-        for i in range(i, n):
-            q0 = r[i]
-            for j in range(S): q0 += T2[i, j] * v[j]
-            q[i] = q0
+        for i in range(n): q[i] = r[i]
+        for j in range(S):
+            x, t = v[j], Tt[j]
+            for i in range(n): q[i] += t[i] * x
         for s in range(S):
             best = Q[h, s, 0]
             for a in range(1, A): best = max(best, Q[h, s, a])

@@ -746,7 +746,7 @@ def plot_writer_data(managers, # `ExperimentManager`s (fitted), or their writer 
         g = df.groupby('steps')[tag]; mean, sd, n = g.mean(), g.std().fillna(0), g.count()
         half = stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
         ax.plot(mean.index, mean.values, label=f"{m.agent_name} ({int(n.max())} fits)")
-        ax.fill_between(mean.index, mean - half, mean + half, alpha=0.25)
+        ax.fill_between(*(np.asarray(x, float) for x in (mean.index, mean - half, mean + half)), alpha=0.25)
     for b in (('random_', 'worst_') if baselines else ()):
         if b + tag in LOG_COLUMNS: d = managers[0].get_writer_data().groupby('steps')[b + tag].mean(); ax.plot(d.index, d.values, '--', lw=1, label=b[:-1])
     ax.set_xlabel('steps'); ax.set_ylabel(tag); ax.legend(fontsize=8)

@@ -5,16 +5,22 @@
 # %% auto #0
 __all__ = ['GIN_IMPORT', 'RewardsConjugateModel', 'TransitionsConjugateModel', 'check_conjugate_models', 'rng_seed',
            'rng_from_numba', 'rng_next', 'rng_uniform', 'rng_integer', 'rng_normal', 'gamma_constants', 'rng_gamma_c',
-           'rng_log_gamma_c', 'rng_gamma', 'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update',
-           'nig_sample', 'dirichlet_prior', 'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update',
-           'mean_expectation', 'dirichlet_counts_row', 'posterior_transitions_sample', 'backward_induction_dense',
+           'rng_log_gamma_c', 'rng_gamma', 'gamma_ziggurat', 'rng_log_gamma_z', 'exp_nonpos', 'log_gamma_fill',
+           'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample', 'dirichlet_prior',
+           'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update', 'mean_expectation',
+           'dirichlet_counts_row', 'posterior_transitions_sample', 'backward_induction_dense',
            'mean_backward_induction', 'mean_transitions', 'mean_discounted_vi', 'dense_discounted_vi', 'scc_order',
            'evaluate_policy_rows', 'dense_policy_rows']
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #d3d72f9b
+# %% ../../nbs/05b_agent.mdp_models.ipynb #1174d4d3
 from enum import Enum
+from functools import lru_cache
 import numpy as np
 import gin
+from scipy import special
+from numba import types
+from numba.extending import intrinsic
+from llvmlite import ir
 from ..config import kernel
 from ..dynamic_programming import _scc, _members
 
@@ -219,30 +225,200 @@ def rng_gamma(st, # generator state
     d, c, e = gamma_constants(a)
     return rng_gamma_c(st, d, c, e)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #a532cd94
+# %% ../../nbs/05b_agent.mdp_models.ipynb #dfa788bf
+_NZ = 256  # layers of a Gamma ziggurat
+
 @kernel
-def _rng_draws(seed, n, kind, a):
+def _level_set(lh, a):
+    "The roots `(uL, uR)` of `a (1 + u - e^u) = lh` for `lh <= 0`, by Newton's method from outside each root."
+    s = lh / a
+    if s >= 0.0: return 0.0, 0.0
+    uL, uR = s - 1.0, np.log(2.0 * (1.0 - s)) + 1.0
+    for _ in range(100):
+        dl = (1.0 + uL - np.exp(uL) - s) / (1.0 - np.exp(uL))
+        uL -= dl
+        if not (abs(dl) > 1e-15 * (1.0 + abs(uL))): break
+    for _ in range(100):
+        dr = (1.0 + uR - np.exp(uR) - s) / (1.0 - np.exp(uR))
+        uR -= dr
+        if not (abs(dr) > 1e-15 * (1.0 + abs(uR))): break
+    return uL, uR
+
+@kernel
+def _zig_layers(a, h1, v, L, R, h):
+    "Level sets `L, R` and heights `h` of the layers above the base for layers of area `v`; the height reached by the top."
+    n = h.shape[0] - 1
+    h[1] = h1
+    for i in range(1, n):
+        L[i], R[i] = _level_set(np.log(h[i]), a)
+        h[i + 1] = h[i] + v / (R[i] - L[i])
+        if h[i + 1] >= 1.0 and i + 1 < n: return np.inf
+    return h[n]
+
+def _zig_base(a, lh1):
+    "The level set of height `exp(lh1)` and the masses of the two tails below and beyond it, under the density scaled to 1 at its mode."
+    uL, uR = _level_set(lh1, a)
+    ys = np.log(a)
+    lk = a - a * ys + special.gammaln(a)   # log of the mass of the scaled density
+    ly0, x1 = ys + uL, np.exp(ys + uR)
+    if ly0 < -1.0:   # lower incomplete Gamma by its series, in logs: x0 may underflow
+        x0, tl, term, j = np.exp(ly0), 0.0, 1.0, 0
+        while abs(term) > 1e-18 * abs(tl) or j < 2:
+            tl += term / (a + j); j += 1; term *= -x0 / j
+        tl = np.exp(lk + a * ly0 - special.gammaln(a) + np.log(tl))
+    else: tl = np.exp(lk) * special.gammainc(a, np.exp(ly0))
+    return uL, uR, tl, np.exp(lk) * special.gammaincc(a, x1)
+
+@lru_cache(maxsize=64)
+def _gamma_ziggurat(a:float)->np.ndarray:
+    L, R, h = np.zeros(_NZ + 1), np.zeros(_NZ + 1), np.zeros(_NZ + 1)
+    def top(lh1):
+        uL, uR, tl, tr = _zig_base(a, lh1)
+        v = np.exp(lh1) * (uR - uL) + tl + tr
+        return _zig_layers(a, np.exp(lh1), v, L, R, h), (uL, uR, tl, tr, v)
+    lo, hi = -745.0, 0.0   # log h1: the top falls short of the mode at lo, overshoots at hi
+    while hi - lo > 1e-13 * (1.0 + abs(lo)):
+        mid = 0.5 * (lo + hi)
+        if top(mid)[0] >= 1.0: hi = mid
+        else: lo = mid
+    ht, (uL, uR, tl, tr, v) = top(hi)
+    if not (1.0 <= ht < 1.0 + 1e-9): raise ValueError(f"shape={a!r}: the Gamma ziggurat could not be built (top {ht})")
+    ys, z = np.log(a), np.zeros((8, _NZ))
+    z[:4, 0] = ys + uL, v / h[1], ys + uL, ys + uR
+    for i in range(1, _NZ):
+        z[:2, i] = ys + L[i], R[i] - L[i]
+        z[2:4, i] = (ys + L[i + 1], ys + R[i + 1]) if i + 1 < _NZ else (np.inf, -np.inf)
+        z[4:6, i] = h[i], h[i + 1]
+    z[6, :7] = a, ys, h[1], tl, tr, ys + uL, ys + uR
+    z.flags.writeable = False
+    return z
+
+def gamma_ziggurat(a:float # shape, > 0
+                  )->np.ndarray:
+    "The tables (8, 256) of the ziggurat of `log X` for `X ~ Gamma(a)` (cached per shape)."
+    if not (np.isfinite(a) and a > 0): raise ValueError(f"shape={a!r}: must be positive")
+    return _gamma_ziggurat(float(a)).copy()
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #d5cfb112
+@kernel
+def _zig_tail(st, z, y):
+    "A draw from a tail of the base layer (the left one if the base-layer position `y` falls in the left tail's share); (log draw, state)."
+    a, h1, tl, yl, yr = z[6, 0], z[6, 2], z[6, 3], z[6, 5], z[6, 6]
+    if (y - yr) * h1 < tl:
+        while True:   # X = x0 U^(1/a), accepted with probability exp(-X)
+            u1, st = rng_uniform(st)
+            u2, st = rng_uniform(st)
+            yy = yl + np.log(u1) / a
+            if u2 < np.exp(-np.exp(yy)): return yy, st
+    x1 = np.exp(yr)
+    lam = 1.0 if a <= 1.0 else 1.0 - (a - 1.0) / x1
+    while True:   # X = x1 + E / lam, accepted with probability f(X) / (f(x1) exp(-lam (X - x1)))
+        u1, st = rng_uniform(st)
+        u2, st = rng_uniform(st)
+        e = -np.log(u1) / lam
+        if np.log(u2) < (a - 1.0) * np.log1p(e / x1) - e * (1.0 - lam): return np.log(x1 + e), st
+
+@kernel
+def rng_log_gamma_z(st, # generator state
+                    z # the ziggurat of the shape (`gamma_ziggurat(a)`)
+                   ):
+    "The logarithm of a `Gamma(a)` draw by the ziggurat `z`, and the new state."
+    while True:
+        r, st = rng_next(st)
+        i = np.int64(r & _U(0xff))
+        y = z[0, i] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, i]
+        if y >= z[2, i] and y <= z[3, i]: return y, st
+        if i == 0: return _zig_tail(st, z, y)
+        u, st = rng_uniform(st)
+        a, ys = z[6, 0], z[6, 1]
+        if z[4, i] + u * (z[5, i] - z[4, i]) < np.exp(a * (y - ys) - np.exp(y) + a): return y, st
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #cd9b9ca4
+@intrinsic
+def _as_float(typingctx, bits):
+    "The float64 with the bits of an int64."
+    def codegen(context, builder, sig, args): return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+@intrinsic
+def _as_int(typingctx, x):
+    "The int64 with the bits of a float64."
+    def codegen(context, builder, sig, args): return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+_LOG2E, _LN2_HI, _LN2_LO = 1.4426950408889634, 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_SHIFT = 6755399441055744.0   # 1.5 * 2**52: adding it rounds to an integer, which lands in the low bits
+
+@kernel
+def exp_nonpos(x # -700 <= x <= 0
+              ):
+    "`exp(x)` on [-700, 0] without branches or calls (so that loops vectorise)."
+    t = x * _LOG2E + _SHIFT
+    kf = t - _SHIFT
+    r = (x - kf * _LN2_HI) - kf * _LN2_LO
+    p = 1.0 / 6227020800.0
+    for c in (1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
+              1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5): p = p * r + c
+    return (1.0 + (r + r * r * p)) * _as_float((_as_int(t) - _as_int(_SHIFT) + 1023) << 52)
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #ffd8873a
+@kernel
+def _zig_finish(st, z, r):
+    "Complete the ziggurat attempt `r` that failed the fast test; (log draw, state)."
+    i = np.int64(r & _U(0xff))
+    y = z[0, i] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, i]
+    if i == 0: return _zig_tail(st, z, y)
+    u, st = rng_uniform(st)
+    a, ys = z[6, 0], z[6, 1]
+    if z[4, i] + u * (z[5, i] - z[4, i]) < np.exp(a * (y - ys) - np.exp(y) + a): return y, st
+    return rng_log_gamma_z(st, z)
+
+@kernel
+def log_gamma_fill(st, # generator state
+                   z, # the ziggurat of the shape (`gamma_ziggurat(a)`; its scratch row is overwritten)
+                   out # (n,) output: logarithms of independent `Gamma(a)` draws
+                  ):
+    "Fill `out` with logarithms of `Gamma(a)` draws by the ziggurat `z`; return the generator state."
+    n, w, lo = out.shape[0], z[7], 0
+    while lo < n:
+        hi, nr = min(n, lo + _NZ // 2), 0
+        for i in range(lo, hi):
+            r, st = rng_next(st)
+            l = np.int64(r & _U(0xff))
+            y = z[0, l] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, l]
+            out[i] = y
+            w[2 * nr] = _as_float(i); w[2 * nr + 1] = _as_float(np.int64(r))
+            nr += not (y >= z[2, l] and y <= z[3, l])
+        for j in range(nr): out[_as_int(w[2 * j])], st = _zig_finish(st, z, _U(_as_int(w[2 * j + 1])))
+        lo = hi
+    return st
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #ebcb30ca
+@kernel
+def _rng_draws(seed, n, kind, a, z):
     st, out = rng_seed(seed), np.empty(n)
     for i in range(n):
         if kind == 0: x, st = rng_uniform(st)
         elif kind == 1: x, st = rng_normal(st)
         elif kind == 2: x, st = rng_gamma(st, a)
+        elif kind == 4: x, st = rng_log_gamma_z(st, z)
         else:
             k, st = rng_integer(st, np.int64(a)); x = float(k)
         out[i] = x
     return out
 
 def rng_draws(n:int, # number of draws
-              dist:str='uniform', # 'uniform', 'normal', 'gamma' or 'integer'
+              dist:str='uniform', # 'uniform', 'normal', 'gamma', 'integer' or 'log_gamma' (logarithms of Gamma draws by the ziggurat)
               shape:float=1.0, # shape of the Gamma distribution, or the number of integers
               seed:int=0 # seed of the generator
              )->np.ndarray:
     "`n` draws of the samplers' generator."
-    kinds = dict(uniform=0, normal=1, gamma=2, integer=3)
+    kinds = dict(uniform=0, normal=1, gamma=2, integer=3, log_gamma=4)
     if dist not in kinds: raise ValueError(f"dist={dist!r}: must be one of {list(kinds)}")
-    if dist == 'gamma' and not (np.isfinite(shape) and shape > 0): raise ValueError(f"shape={shape!r}: must be positive")
+    if dist in ('gamma', 'log_gamma') and not (np.isfinite(shape) and shape > 0): raise ValueError(f"shape={shape!r}: must be positive")
     if dist == 'integer' and not (shape == int(shape) and 1 <= shape < 2 ** 32): raise ValueError(f"shape={shape!r}: the number of integers must be an integer in [1, 2**32)")
-    return _rng_draws(int(seed), int(n), kinds[dist], float(shape))
+    z = gamma_ziggurat(shape) if dist == 'log_gamma' else np.zeros((8, _NZ))
+    return _rng_draws(int(seed), int(n), kinds[dist], float(shape), z)
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #6317ae04
 def nig_natural_parameters(prms # [mu, n_mu, tau, n_tau]
@@ -376,56 +552,52 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #6a7e872d
+# %% ../../nbs/05b_agent.mdp_models.ipynb #3780f20b
 @kernel
 def dirichlet_counts_row(st, # generator state
+                         z, # the ziggurat of the shape `b / k` (`gamma_ziggurat(b / k)`; its scratch row is overwritten)
                          N, supp, nsupp, # the counts (see `init_counts`)
                          s, a, # the pair
                          b, k, # the parameters are `(N[s, a] + b) / k`, b, k > 0
                          out # (S,) output probabilities
                         ):
     "Draw the transition probabilities of (s, a) from `Dirichlet((N[s, a] + b) / k)`; return the generator state."
-    n, ns = out.shape[0], nsupp[s, a]
-    p0 = b / k
-    lo, hi = (p0 if ns < n else np.inf), p0
-    for kk in range(ns):
-        x = (N[s, a, supp[s, a, kk]] + b) / k
-        lo, hi = min(lo, x), max(hi, x)
-    d, c, e = gamma_constants(p0)
-    if not _use_logs(lo, hi):
-        for i in range(n):
-            g, st = rng_gamma_c(st, d, c, e); out[i] = g
-        for kk in range(ns):
-            i = supp[s, a, kk]
-            g, st = rng_gamma(st, (N[s, a, i] + b) / k); out[i] = g
-        tot = 0.0
-        for i in range(n): tot += out[i]
-        if tot > 0.0:
-            _normalise(out, tot)
-            return st
-    m = -np.inf
-    for i in range(n):
-        lg, st = rng_log_gamma_c(st, d, c, e); out[i] = lg
-    for kk in range(ns):
+    n = out.shape[0]
+    st = log_gamma_fill(st, z, out)
+    for kk in range(nsupp[s, a]):
         i = supp[s, a, kk]
-        d1, c1, e1 = gamma_constants((N[s, a, i] + b) / k)
-        lg, st = rng_log_gamma_c(st, d1, c1, e1); out[i] = lg
+        d, c, e = gamma_constants((N[s, a, i] + b) / k)
+        out[i], st = rng_log_gamma_c(st, d, c, e)
+    m = -np.inf
     for i in range(n): m = max(m, out[i])
-    _normalise_logs(out, m)
+    for i in range(n): out[i] = exp_nonpos(max(out[i] - m, -700.0))   # e^-700 < 1e-304: zero after normalising
+    t0 = t1 = t2 = t3 = 0.0   # four partial sums, which vectorise
+    for i in range(0, n - 3, 4):
+        t0 += out[i]; t1 += out[i + 1]; t2 += out[i + 2]; t3 += out[i + 3]
+    for i in range(n - n % 4, n): t0 += out[i]
+    _normalise(out, (t0 + t1) + (t2 + t3))
     return st
+
+@kernel
+def _check_ziggurat(z, shape):
+    "Refuse a ziggurat built for another shape."
+    if z.shape[0] != 8 or z.shape[1] != _NZ or not (abs(z[6, 0] - shape) <= 1e-12 * shape):
+        raise ValueError("the Gamma ziggurat was not built for the shape c / k (gamma_ziggurat(c / k))")
 
 @kernel
 def posterior_transitions_sample(N, supp, nsupp, # the counts
                                  c, # the Dirichlet pseudo-count
                                  T, # (S, A, S) output: a sample of the transitions
+                                 z, # the ziggurat of the shape `c / k` (`gamma_ziggurat(c / k)`)
                                  k=1.0 # the parameters are `(N + c) / k`
                                 ):
     "Draw the transitions of all pairs from their Dirichlet posteriors (generator seeded from numba's stream)."
+    _check_ziggurat(z, c / k)
     st = rng_from_numba()
     for s in range(T.shape[0]):
-        for a in range(T.shape[1]): st = dirichlet_counts_row(st, N, supp, nsupp, s, a, c, k, T[s, a])
+        for a in range(T.shape[1]): st = dirichlet_counts_row(st, z, N, supp, nsupp, s, a, c, k, T[s, a])
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #1c52089f
+# %% ../../nbs/05b_agent.mdp_models.ipynb #e717fbe0
 @kernel
 def backward_induction_dense(T, R, # (S, A, S) transitions and (S, A) rewards
                              H, # horizon
@@ -435,21 +607,16 @@ def backward_induction_dense(T, R, # (S, A, S) transitions and (S, A) rewards
     S, A = R.shape
     n = S * A
     T2, r = T.reshape(n, S), R.reshape(n)
+    Tt = np.empty((S, n))   # transposed, so that the sums over next states run over all pairs at once (vectorised)
+    for i in range(n):
+        for j in range(S): Tt[j, i] = T2[i, j]
     Q[H] = 0.0; V[H] = 0.0
     for h in range(H - 1, -1, -1):
         v, q = V[h + 1], Q[h].reshape(n)
-        i = 0
-        while i + 4 <= n:  # four rows at a time: four independent sums keep the pipeline busy
-            q0, q1, q2, q3 = r[i], r[i + 1], r[i + 2], r[i + 3]
-            for j in range(S):
-                x = v[j]
-                q0 += T2[i, j] * x; q1 += T2[i + 1, j] * x; q2 += T2[i + 2, j] * x; q3 += T2[i + 3, j] * x
-            q[i], q[i + 1], q[i + 2], q[i + 3] = q0, q1, q2, q3
-            i += 4
-        for i in range(i, n):
-            q0 = r[i]
-            for j in range(S): q0 += T2[i, j] * v[j]
-            q[i] = q0
+        for i in range(n): q[i] = r[i]
+        for j in range(S):
+            x, t = v[j], Tt[j]
+            for i in range(n): q[i] += t[i] * x
         for s in range(S):
             best = Q[h, s, 0]
             for a in range(1, A): best = max(best, Q[h, s, a])

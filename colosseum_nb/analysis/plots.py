@@ -48,7 +48,7 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
         mc = mean_curve(g, indicator, confidence)
         n, cut = g.seed.nunique(), g.drop_duplicates('seed').time_cut.sum() if 'time_cut' in g else 0
         line, = ax.plot(mc.index, mc['mean'], label=f"{agent} ({n} run{'s' * (n > 1)}{f', {cut} cut' if cut else ''})")
-        ax.fill_between(mc.index, mc.lower, mc.upper, color=line.get_color(), alpha=.2, lw=0)
+        ax.fill_between(*(np.asarray(x, float) for x in (mc.index, mc.lower, mc.upper)), color=line.get_color(), alpha=.2, lw=0)  # plain floats: some pandas/matplotlib pairs reject pandas objects here
     if baselines:
         for k, s in baselines_of(df, indicator).items(): ax.plot(s.index, s.to_numpy(), color=_BASELINE_STYLE[k][0], ls=_BASELINE_STYLE[k][1], lw=1, label=k)
     mdps = df.mdp.astype(str).unique() if 'mdp' in df else []
@@ -129,7 +129,7 @@ def plot_performance_profiles(profiles:dict, # the result of `performance_profil
     if ax is None: _, ax = plt.subplots(figsize=(5, 3.5))
     for a, (f, lo, hi) in profiles.items():
         line, = ax.plot(taus, f, label=a + (f' ({np.asarray(scores[a]).size} runs)' if scores is not None else ''))
-        ax.fill_between(taus, lo, hi, color=line.get_color(), alpha=.2, lw=0)
+        ax.fill_between(*(np.asarray(x, float) for x in (taus, lo, hi)), color=line.get_color(), alpha=.2, lw=0)
     ax.set_xlabel(xlabel); ax.set_ylabel('fraction of runs'); ax.legend(fontsize=7)
     return ax
 

@@ -13,19 +13,19 @@ from ....config import kernel
 from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, posterior_transitions_sample, init_counts, count_update,
+                                           dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction)
 
 # %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #a2f22760
 PSRLEpisodicParams = namedtuple('PSRLEpisodicParams', 'c')
 PSRLEpisodicParams.__doc__ = "The scalar parameters of a `PSRLEpisodic` agent: the Dirichlet pseudo-count `c`."
-PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Ts Rs V Qm Vm prm stale')
+PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Ts Rs V Qm Vm prm stale zig')
 PSRLEpisodicState.__doc__ = "The data of a `PSRLEpisodic` agent (arrays and its `PSRLEpisodicParams`), read by the kernels by name."
 
 # %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #f793f6aa
 @kernel
 def _psrl_sample_and_plan(state):
-    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Ts)
+    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Ts, state.zig)
     nig_sample(state.nig, state.Rs)
     backward_induction_dense(state.Ts, state.Rs, state.Q.shape[0] - 1, state.Q, state.V)
 
@@ -79,7 +79,7 @@ class PSRLEpisodic(KernelAgent):
         S, A, H = self.n_states, self.n_actions, self.H
         nig, c = init_nig(S, A, rewards_prior_prms), dirichlet_prior(transitions_prior_prms)
         state = PSRLEpisodicState(nig, *init_counts(S, A), np.zeros((H + 1, S, A)), np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((H + 1, S)),
-                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), PSRLEpisodicParams(c=float(c)), np.ones(1, np.int64))
+                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), PSRLEpisodicParams(c=float(c)), np.ones(1, np.int64), gamma_ziggurat(c))
         self.numba_agent = NumbaAgent(PSRL_EPISODIC_FNS, state)
 
     @classmethod

@@ -14,7 +14,7 @@ from ....utils import argmax_random_tie, greedy_one_hot
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
-                                           dirichlet_prior, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
+                                           dirichlet_prior, gamma_ziggurat, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
                                            mean_discounted_vi, evaluate_policy_rows, _mp_stop)
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e4daad2b
@@ -30,7 +30,7 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
 PSRLContinuousParams = namedtuple('PSRLContinuousParams', 'psi eta omega kappa gamma c plan_tol reference optimistic min_steps r_max truncate log4s policy_tol')
 PSRLContinuousParams.__doc__ = "The scalar parameters of a `PSRLContinuous` agent (floats, the ints `psi` and `min_steps`, and the bools `reference`, `optimistic`, `truncate`)."
 PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm '
-                                 'stale ep_steps n_slots plans sweeps solver_failures first_failure t')
+                                 'stale ep_steps n_slots plans sweeps solver_failures first_failure t zig')
 PSRLContinuousState.__doc__ = "The data of a `PSRLContinuous` agent (arrays, its `PSRLContinuousParams` and one-element counters), read by the kernels by name."
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #785ec550
@@ -151,7 +151,7 @@ def _psrlc_sample(state):
                 if slot[s, a] < 0:
                     slot[s, a] = state.n_slots[0]; state.n_slots[0] += 1
                 sl = slot[s, a]
-                for j in range(psi): st = dirichlet_counts_row(st, N, supp, nsupp, s, a, b, k, P[sl, j])
+                for j in range(psi): st = dirichlet_counts_row(st, state.zig, N, supp, nsupp, s, a, b, k, P[sl, j])
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f12a3be8
 @kernel
@@ -260,7 +260,8 @@ class PSRLContinuous(KernelAgent):
         counters = dict(stale=1, ep_steps=0, n_slots=0, plans=0, sweeps=0, solver_failures=0, first_failure=-1, t=0)
         state = PSRLContinuousState(nig, *init_counts(S, A), np.zeros((S, A)), np.full((S, A), -1, np.int64), np.zeros((K, psi, S)),
                  np.zeros((S, A, S)), np.ones((S, A)), np.zeros((S, A, psi), np.int64), np.zeros((S, A)),
-                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, **{k: np.array([v], np.int64) for k, v in counters.items()})
+                 np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, **{k: np.array([v], np.int64) for k, v in counters.items()},
+                 zig=gamma_ziggurat(omega / kappa if self.optimistic and not ref else c))
         self.numba_agent = NumbaAgent(PSRL_CONTINUOUS_FNS, state)
 
     @classmethod

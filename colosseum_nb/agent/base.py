@@ -244,8 +244,8 @@ class KernelAgent(BaseAgent):
         na.fns.policy(na.state, pi)
         return pi
 
-# %% ../../nbs/05_agent.base.ipynb #e07b122f
-_LOOP_FLAGS = dict(fastmath=False, nogil=False)   # the loops read the clock through `objmode`, which needs the GIL
+# %% ../../nbs/05_agent.base.ipynb #cab703aa
+_LOOP_FLAGS = dict(fastmath=False, nogil=True)   # the GIL is taken back only inside the clock's `objmode` block (a few instructions per read)
 _COMPILED = {}
 
 def loop_cache_dir()->Path:
@@ -328,8 +328,8 @@ def clear_loop_cache():
     if folder is None: return
     for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
-# %% ../../nbs/05_agent.base.ipynb #6696b507
-@numba.njit(cache=True, nogil=False)
+# %% ../../nbs/05_agent.base.ipynb #38e9ef7e
+@numba.njit(cache=True)   # no `nogil`: it is called from loops that released the GIL, and its `objmode` block takes the GIL back itself
 def _clock():
     "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
     with numba.objmode(now='float64'):
@@ -343,7 +343,7 @@ def _no_regret(ws, pi, changed, s_cur, s0):
 
 _LOOP_OUT = 4   # length of the loop's `out` array
 
-# %% ../../nbs/05_agent.base.ipynb #31dd0dff
+# %% ../../nbs/05_agent.base.ipynb #5f520b38
 _LOOP_TEMPLATE = '''
 import numpy as np
 def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, raw, opt_tol, t_start, out, S_out, A_out, R_out):
@@ -351,7 +351,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
     A = pi.shape[-1]
     episodic = H > 0
     record = S_out.shape[0] > 0
-    s = _sample_start(starts, sprobs); s0 = s; h = 0
+    s = _sample_start(starts, sprobs); s0 = s; h = np.int64(0)   # not the literal 0: the kernels are compiled once, for int64
     before_start(st, s)
     training = True; last_training = -1; stopped_optimal = -1; have_pi = False
     window = np.zeros(10); nw = 0

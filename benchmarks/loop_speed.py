@@ -30,7 +30,7 @@ Ahead-of-time compile, cold. On another cache-less copy of the package, a fresh 
 seconds of `precompile` (the headline, target < 60 s), of starting and closing the cluster, of the first runs after it,
 and of the whole process; next to it, for comparison, the serial cold total above (the same work in one process).
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/loop_speed.py [--repeats N] [--log-every N] [--no-cold] [--no-latency] [--workers N]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/loop_speed.py [--repeats N] [--log-every N] [--no-cold] [--no-latency] [--no-throughput] [--workers N]
 """
 import os, sys, time, statistics, subprocess, json, shutil, tempfile
 from pathlib import Path
@@ -204,7 +204,8 @@ def print_latencies(warm, cold):
     if cold: print(f"cold, serial: {cold_total:.1f} s for all agents one after the other ({cold[1]:.1f} s for the whole process, import included)")
     return met == len(first)
 
-def main(repeats=3, log_every=100, latency=True, cold=True, workers=None):
+def throughput_figures(repeats, log_every):
+    "Print the throughput table and the bare-loop ratio; (targets met, targets)."
     mdps = dict(DeepSea=deep_sea(), MiniGrid=MiniGridEmptyContinuous(**MINIGRID))
     print(f"Regret logged every {log_every:,} steps, one core, median of {repeats} runs after compilation; steps/s")
     print(f"DeepSea = DeepSeaEpisodic quick-test prms_0 (S={mdps['DeepSea'].n_states}); "
@@ -222,6 +223,11 @@ def main(repeats=3, log_every=100, latency=True, cold=True, workers=None):
     ratio = ql / bare
     print(f"QLearningContinuous learning in MDPLoop / bare loop = {ratio:.2f} (target >= {RATIO_TARGET}: {'met' if ratio >= RATIO_TARGET else 'NOT met'})")
     n_met += ratio >= RATIO_TARGET; total = len(CASES) + 1
+    return n_met, total
+
+def main(repeats=3, log_every=100, latency=True, cold=True, workers=None, throughput=True):
+    total = n_met = 0
+    if throughput: n_met, total = throughput_figures(repeats, log_every)
     if latency:
         warm, serial, par = latencies(cold, workers)
         n_met += print_latencies(warm, serial); total += 1
@@ -230,4 +236,4 @@ def main(repeats=3, log_every=100, latency=True, cold=True, workers=None):
 
 if __name__ == '__main__':
     arg = lambda k, d: int(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(arg('--repeats', 3), arg('--log-every', 100), '--no-latency' not in sys.argv, '--no-cold' not in sys.argv, arg('--workers', None))
+    main(arg('--repeats', 3), arg('--log-every', 100), '--no-latency' not in sys.argv, '--no-cold' not in sys.argv, arg('--workers', None), '--no-throughput' not in sys.argv)

@@ -9,8 +9,9 @@
    writer data of the fits they have in common must be identical (every indicator but the wall-clock `steps_per_second`).
 
    The time each fit spent inside its loop, and the CPU time used per second of wall time (a measure of parallelism that
-   the machine's load does not inflate), are printed too: with 'thread' the fits take turns (the loop kernel holds the
-   GIL), and on a busy machine the fits of 'process' slow down when they compete for cores; wall time minus the longest
+   the machine's load does not inflate), are printed too: with 'thread' the fits run in parallel because the loop kernel
+   releases the GIL (it is compiled with nogil=True; a CPU / wall near 1.0 would mean the threads take turns), and on a
+   busy machine the fits of both slow down when they compete for cores; wall time minus the longest
    worker's loop time is the manager's own overhead (starting workers, building the MDP and the agents, shipping results).
 
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/manager_speed.py [--steps N] [--repeats N] [--skip-threads]

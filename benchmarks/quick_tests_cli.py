@@ -8,17 +8,27 @@ from their own logs (the loop's clock, so numba compilation in each worker proce
 the wall time is start-up, compilation and scheduling), and the wall time of a second invocation, which finds every run
 done and only prints the summary.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep]
+`--cold` runs it as on a fresh install: on a copy of the package without numba's caches (no `__pycache__`, an empty loop
+cache), so the main job's ahead-of-time compile of the 7 agents' loops (on its workers, in parallel) is in the wall time;
+without it the caches of the package as it is are used (run it once before to time a warm start).
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep] [--cold]
 """
-import os, sys, time, shutil, tempfile, subprocess, argparse
+import os, sys, time, shutil, tempfile, subprocess, argparse, importlib.util
 from pathlib import Path
 import pandas as pd
 
 TARGET_S = 180
 
-def cli(args, cwd):
+def cold_package(work):
+    "Environment variables making a fresh process import a copy of the package without any numba cache, made in `work`."
+    src = Path(importlib.util.find_spec('colosseum_nb').origin).parent
+    shutil.copytree(src, work / 'pkg' / 'colosseum_nb', ignore=shutil.ignore_patterns('__pycache__', '_loop_cache'))
+    return dict(PYTHONPATH=str(work / 'pkg'), COLOSSEUM_NB_LOOP_CACHE=str(work / 'loops'))
+
+def cli(args, cwd, extra_env=None):
     "Run the command line in a fresh process; (seconds, CompletedProcess)."
-    env = dict(os.environ, NUMBA_NUM_THREADS=os.environ.get('NUMBA_NUM_THREADS', '1'))
+    env = dict(os.environ, NUMBA_NUM_THREADS=os.environ.get('NUMBA_NUM_THREADS', '1'), **(extra_env or {}))
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, '-m', 'colosseum_nb', *args], cwd=cwd, env=env, capture_output=True, text=True)
     return time.perf_counter() - t0, r
@@ -36,19 +46,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--cores', type=int, help='local processes (default: every core)')
     ap.add_argument('--keep', action='store_true', help='keep the results folder')
+    ap.add_argument('--cold', action='store_true', help="a copy of the package without numba's caches, as on a fresh install")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix='quick_tests_'))
     extra = ['--cores', str(a.cores)] if a.cores else []
     try:
+        env = cold_package(work) if a.cold else None
         load0 = os.getloadavg()[0]
-        wall, r = cli(['run', '--results', 'results', '--no-progress', *extra], work)
+        wall, r = cli(['run', '--results', 'results', '--no-progress', *extra], work, env)
         load1 = os.getloadavg()[0]
         if r.returncode != 0: sys.exit(f"colosseum_nb run failed ({r.returncode}):\n{r.stderr[-3000:]}")
         print(r.stdout)
-        print(f"`colosseum_nb run` (two quick tests, every built-in agent, {os.cpu_count()} cores): {wall:.1f} s wall "
+        print(f"`colosseum_nb run` (two quick tests, every built-in agent, {os.cpu_count()} cores, {'cold' if a.cold else 'warm'} cache): {wall:.1f} s wall "
               f"(target: under {TARGET_S} s); load average {load0:.1f} before, {load1:.1f} after")
         print(run_seconds(work / 'results').round(1).to_string())
-        wall2, r2 = cli(['run', '--results', 'results', '--no-progress', *extra], work)
+        wall2, r2 = cli(['run', '--results', 'results', '--no-progress', *extra], work, env)
         print(f"second invocation (every run done, summary only): {wall2:.1f} s")
     finally:
         if a.keep: print(f"results kept in {work / 'results'}")

@@ -495,7 +495,7 @@ def _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, t
             break
     return (xl + xh) / 2, ok
 
-# %% ../nbs/02_dynamic_programming.ipynb #0a023fdb
+# %% ../nbs/02_dynamic_programming.ipynb #4ac67dba
 @kernel
 def _band_ok(n, b, mem_cap, work_cap): return n * (2 * b + 1) <= mem_cap and float(n) * b * b <= work_cap
 
@@ -505,13 +505,13 @@ def _class_gain(cptr, cnxt, cprob, r, comp, c, cstart, members, loc, band, tol, 
     o = cstart[c]; n = cstart[c + 1] - o
     if n == 1: return r[members[o]], True
     if _band_ok(n, band[c], mem_cap, work_cap):
-        d, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], r, True)
+        d, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], r, np.bool_(True))   # np.bool_: one compiled version for both calls, not one per literal
         g = 0.0
         for li in range(n): g += d[li] * r[members[o + li]]
         return g, ok
     return _iter_closed_gain(cptr, cnxt, cprob, r, c, cstart, members, loc, tol, max_iter, warm)
 
-# %% ../nbs/02_dynamic_programming.ipynb #ada629ea
+# %% ../nbs/02_dynamic_programming.ipynb #bc4acc86
 @kernel
 def _state_gains(cptr, cnxt, cprob, r, need, warm, tol, max_iter, mem_cap, work_cap):
     "Gain of the chain from every state that the states `need` can reach (NaN elsewhere); status 0 ok, 1 / 2 iteration limit (closed / transient)."
@@ -541,7 +541,7 @@ def _state_gains(cptr, cnxt, cprob, r, need, warm, tol, max_iter, mem_cap, work_
             g[s] = v / out
         else:
             if _band_ok(e - o, band[c], mem_cap, work_cap):
-                x, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], g, False)
+                x, ok = _band_solve(cptr, cnxt, cprob, comp, c, cstart, members, loc, band[c], g, np.bool_(False))
             else: ok = False
             if not ok:   # too wide for the band (or a failed pivot): the monotone iteration
                 x, ok = _iter_transient_gains(cptr, cnxt, cprob, comp, c, cstart, members, loc, g, tol, max_iter)

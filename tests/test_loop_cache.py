@@ -30,6 +30,14 @@ for name in sys.argv[1].split(','):
 print(json.dumps(out))
 '''
 
+PRECOMPILE_CHILD = r'''
+import sys, json
+from colosseum_nb.experiment.agent_mdp_interaction import precompile
+from colosseum_nb.experiment.experiment_instances import local_client
+with local_client(2) as client: took = precompile(sys.argv[1].split(','), progress=False, client=client)
+print(json.dumps(took))
+'''
+
 def in_process(name):
     cls = AGENTS[name]
     mdp = RiverSwimEpisodic(seed=2, size=6) if cls.is_episodic() else RiverSwimContinuous(seed=2, size=6)
@@ -37,10 +45,13 @@ def in_process(name):
     loop = MDPLoop(mdp, agent, seed=5); loop.run(1000, 100)
     return loop.logs.drop(columns='steps_per_second')
 
-def fresh_process(names, loop_cache):
+def _env(loop_cache):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_NUM_THREADS='1', COLOSSEUM_NB_LOOP_CACHE=str(loop_cache))
     env.pop('NUMBA_CACHE_DIR', None); env.pop('NUMBA_DISABLE_JIT', None)
-    r = subprocess.run([sys.executable, '-c', CHILD, ','.join(names)], env=env, capture_output=True, text=True, timeout=900)
+    return env
+
+def fresh_process(names, loop_cache):
+    r = subprocess.run([sys.executable, '-c', CHILD, ','.join(names)], env=_env(loop_cache), capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -56,6 +67,19 @@ def test_fresh_processes_match_and_load_from_cache(tmp_path):
         assert second[name]['hits'] == 1 and second[name]['misses'] == 0
         assert Path(second[name]['path']) == tmp_path / '__pycache__'
     assert len(list(tmp_path.glob("_loop_*.py"))) == len(AGENT_NAMES)
+
+@pytest.mark.timeout(1800)
+def test_parallel_precompile_fills_the_cache(tmp_path):
+    "`precompile` on a dask LocalCluster compiles each loop in a worker; a fresh process then loads every one from the disk cache, with the same results."
+    r = subprocess.run([sys.executable, '-c', PRECOMPILE_CHILD, ','.join(AGENT_NAMES)], env=_env(tmp_path), capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    took = json.loads(r.stdout.strip().splitlines()[-1])
+    assert list(took) == AGENT_NAMES and all(v > 0 for v in took.values())
+    assert len(list(tmp_path.glob("_loop_*.py"))) == len(AGENT_NAMES)
+    after = fresh_process(AGENT_NAMES, tmp_path)
+    for name in AGENT_NAMES:
+        assert after[name]['hits'] == 1 and after[name]['misses'] == 0
+        pd.testing.assert_frame_equal(pd.DataFrame(after[name]['logs'])[list(in_process(name).columns)], in_process(name), check_dtype=False)
 
 def test_edited_kernel_gets_a_new_module(tmp_path, monkeypatch):
     "A kernel whose source changes gets a new generated module (numba would otherwise reuse machine code with the old kernel linked in)."

@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
 import colosseum_nb
-from ..config import kernel, is_reference_compatible, KERNEL_FLAGS
+from ..config import kernel, is_reference_compatible, KERNEL_FLAGS, source_digest
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot
 
@@ -244,8 +244,8 @@ class KernelAgent(BaseAgent):
         na.fns.policy(na.state, pi)
         return pi
 
-# %% ../../nbs/05_agent.base.ipynb #e07b122f
-_LOOP_FLAGS = dict(fastmath=False, nogil=False)   # the loops read the clock through `objmode`, which needs the GIL
+# %% ../../nbs/05_agent.base.ipynb #cab703aa
+_LOOP_FLAGS = dict(fastmath=False, nogil=True)   # the GIL is taken back only inside the clock's `objmode` block (a few instructions per read)
 _COMPILED = {}
 
 def loop_cache_dir()->Path:
@@ -256,15 +256,6 @@ def loop_cache_dir()->Path:
         except OSError: continue
         if os.access(d, os.W_OK): return d
     return None
-
-@functools.lru_cache(maxsize=None)
-def _package_digest()->str:
-    "Hash of the source of `colosseum_nb` (the generated loops excepted)."
-    root, h = Path(colosseum_nb.__file__).parent, hashlib.sha256()
-    for p in sorted(root.rglob('*.py')):
-        if '_loop_cache' in p.parts: continue
-        h.update(str(p.relative_to(root)).encode()); h.update(p.read_bytes())
-    return h.hexdigest()
 
 def _kernel_file(f):
     "The source file of a numba kernel, or `None` when it is not a file on disk."
@@ -277,7 +268,7 @@ def _loop_key(name, template, kernels)->str:
     "Hash naming the generated module of `template` with `kernels` (`None` if a kernel has no source file)."
     files = [_kernel_file(f) for f in kernels.values()]
     if any(p is None for p in files): return None
-    h = hashlib.sha256('\0'.join([name, template, numba.__version__, sys.version, _package_digest()]).encode())
+    h = hashlib.sha256('\0'.join([name, template, numba.__version__, sys.version, source_digest()]).encode())
     for (k, f), p in sorted(zip(kernels.items(), files), key=lambda x: x[0][0]):
         h.update(f"{k}={f.py_func.__module__}.{f.py_func.__qualname__}".encode()); h.update(p.read_bytes())
     return h.hexdigest()[:20]
@@ -328,8 +319,8 @@ def clear_loop_cache():
     if folder is None: return
     for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
-# %% ../../nbs/05_agent.base.ipynb #6696b507
-@numba.njit(cache=True, nogil=False)
+# %% ../../nbs/05_agent.base.ipynb #38e9ef7e
+@numba.njit(cache=True)   # no `nogil`: it is called from loops that released the GIL, and its `objmode` block takes the GIL back itself
 def _clock():
     "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
     with numba.objmode(now='float64'):
@@ -343,7 +334,7 @@ def _no_regret(ws, pi, changed, s_cur, s0):
 
 _LOOP_OUT = 4   # length of the loop's `out` array
 
-# %% ../../nbs/05_agent.base.ipynb #31dd0dff
+# %% ../../nbs/05_agent.base.ipynb #5f520b38
 _LOOP_TEMPLATE = '''
 import numpy as np
 def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, raw, opt_tol, t_start, out, S_out, A_out, R_out):
@@ -351,7 +342,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
     A = pi.shape[-1]
     episodic = H > 0
     record = S_out.shape[0] > 0
-    s = _sample_start(starts, sprobs); s0 = s; h = 0
+    s = _sample_start(starts, sprobs); s0 = s; h = np.int64(0)   # not the literal 0: the kernels are compiled once, for int64
     before_start(st, s)
     training = True; last_training = -1; stopped_optimal = -1; have_pi = False
     window = np.zeros(10); nw = 0

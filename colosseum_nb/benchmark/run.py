@@ -19,7 +19,8 @@ from .benchmark import (ColosseumBenchmark, ColosseumDefaultBenchmark, Benchmark
 from ..experiment.experiment_instance import ExperimentInstance
 from ..experiment.agent_mdp_interaction import precompile
 from ..utils import atomic_write, did_you_mean
-from ..experiment.experiment_instances import agent_class_from_name, agent_classes, run_experiment_instances
+from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, run_experiment_instances,
+                                                          is_complete, local_client)
 
 # %% ../../nbs/07a_benchmark.run.ipynb #5409bf70
 _BINDING = re.compile(r'^\s*(?:(?P<scope>[\w.]+)/)?(?P<cls>[A-Za-z_]\w*)\.(?P<param>[A-Za-z_]\w*)\s*=(?P<value>.*)$')
@@ -241,10 +242,15 @@ def instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt(
     return _instantiate_pairs(agents_and_benchmarks, lambda b: b.get_hyperopt_benchmark_log_folder(), gin_overrides)
 
 # %% ../../nbs/07a_benchmark.run.ipynb #a725d943
-def _precompile(instances, progress):
-    "Compile (or load from the disk cache) the loop of every agent class among `instances`, once, before workers start."
-    names = sorted({i.agent_class_name for i in instances if isinstance(i, ExperimentInstance)})
-    if names: precompile([agent_class_from_name(n) for n in names], progress=progress)
+def _to_compile(instances)->tuple:
+    "(agent classes of the runs not done yet, sorted by name; number of such runs) among the `ExperimentInstance`s of `instances`."
+    todo = [i for i in instances if isinstance(i, ExperimentInstance) and not is_complete(i)]
+    return [agent_class_from_name(n) for n in sorted({i.agent_class_name for i in todo})], len(todo)
+
+def _run_on(client, instances, classes, progress, desc):
+    "Compile the agents' loops in `client`'s workers, in parallel, then run the instances there."
+    if classes: precompile(classes, progress=progress, client=client)
+    return run_experiment_instances(instances, client=client, show_progress=progress, skip_completed=True, desc=desc)
 
 def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled ones)
                   n_cores:int=None, # local processes (default: `config.get_available_cores()`)
@@ -252,10 +258,15 @@ def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled o
                   desc:str='runs', # the progress bar's label
                   client=None # a dask `distributed.Client` (default: a `LocalCluster` of `n_cores` workers)
                  ):
-    "Run the instances not done yet (resuming), with progress bars; return `run_experiment_instances`'s summary."
+    "Run the instances not done yet (resuming), with progress bars, after compiling their agents' loops; return `run_experiment_instances`'s summary."
     n_cores, progress = n_cores or config.get_available_cores(), config.is_verbose() if progress is None else progress
-    if client is None: _precompile(instances, progress)  # local workers then load the compiled loops from the disk cache
-    return run_experiment_instances(instances, client=client, n_cores=n_cores, show_progress=progress, skip_completed=True, desc=desc)
+    instances = list(instances)
+    classes, n_todo = _to_compile(instances)
+    if client is not None: return _run_on(client, instances, classes, progress, desc)
+    if n_cores > 1 and n_todo > 1:
+        with local_client(min(n_cores, n_todo)) as c: return _run_on(c, instances, classes, progress, desc)
+    if classes: precompile(classes, progress=progress)   # one process: compiled here, where the runs will be
+    return run_experiment_instances(instances, n_cores=n_cores, show_progress=progress, skip_completed=True, desc=desc)
 
 def run_benchmarks(agents_and_benchmarks:list, # `(agents_configs, benchmark)` pairs
                    n_cores:int=None, # local processes (default: `config.get_available_cores()`)

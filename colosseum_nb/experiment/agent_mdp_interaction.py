@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['AGENT_INDICATORS', 'BASELINE_INDICATORS', 'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #3cba89f1
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #e1ce6de4
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
@@ -21,6 +21,8 @@ from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_
 from ..agent.agents import AGENTS, agent_class
 from ..mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
 from tqdm.auto import tqdm
+import uuid
+import distributed
 import scipy.sparse as sps
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
@@ -306,7 +308,7 @@ def _count_failures(self:MDPLoop, loop_failures:int, loop_first:int, agent_befor
     warnings.warn(f"{self.mdp!r}, {type(self.agent).__name__}: {self.solver_failures} solver failure(s) ({what}), "
                   f"the first at step {self.first_solver_failure_step}; the results of this run rest on unconverged solutions", RuntimeWarning)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d23530c6
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #e2e093b7
 def _tiny_run(cls):
     "Run `cls` for a few steps on a three-state RiverSwim of its setting (seconds taken, or `None` for a Python-only agent)."
     mdp = RiverSwimEpisodic(seed=0, size=3) if cls.is_episodic() else RiverSwimContinuous(seed=0, size=3)
@@ -316,14 +318,31 @@ def _tiny_run(cls):
     MDPLoop(mdp, agent, seed=0).run(20, 10)
     return time.perf_counter() - t
 
+def _agent_classes(agent_classes)->list:
+    "Agent classes from classes or built-in names (default: every built-in agent)."
+    return list(AGENTS.values()) if agent_classes is None else [agent_class(c) if isinstance(c, str) else c for c in agent_classes]
+
+def _compile_on(client, classes, bar)->dict:
+    "Run `_tiny_run` of each class as a task of `client`, in the given order, advancing `bar` as the tasks finish."
+    tag = uuid.uuid4().hex[:8]
+    futs = {client.submit(_tiny_run, c, pure=False, priority=len(classes) - i, key=f"precompile-{c.__name__}-{tag}"): c.__name__
+            for i, c in enumerate(classes)}
+    out = {}
+    for f in distributed.as_completed(futs):
+        out[futs[f]] = f.result(); bar.set_postfix_str(futs[f]); bar.update()
+    return out
+
 def precompile(agent_classes=None, # agent classes or built-in agent names (default: every built-in agent)
-               progress:bool=True # show a progress bar naming the agent being compiled
+               progress:bool=True, # show a progress bar naming the agent last compiled
+               client=None # a dask `distributed.Client`: compile in its workers, in parallel (None: one after the other in this process)
               )->dict:
     "Compile, or load from numba's disk cache, the loop of each agent class; return class name -> seconds (`None`: nothing to compile)."
-    classes = list(AGENTS.values()) if agent_classes is None else [agent_class(c) if isinstance(c, str) else c for c in agent_classes]
-    out, bar = {}, tqdm(classes, desc='compiling agent loops', disable=not progress, leave=True)
-    for cls in bar:
-        bar.set_postfix_str(cls.__name__)
-        out[cls.__name__] = _tiny_run(cls)
+    classes = _agent_classes(agent_classes)
+    bar = tqdm(total=len(classes), desc='compiling agent loops', disable=not progress, leave=True)
+    if client is not None: out = _compile_on(client, classes, bar)
+    else:
+        out = {}
+        for cls in classes:
+            bar.set_postfix_str(cls.__name__); out[cls.__name__] = _tiny_run(cls); bar.update()
     bar.set_postfix_str('done'); bar.close()
-    return out
+    return {c.__name__: out[c.__name__] for c in classes}

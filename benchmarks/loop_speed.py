@@ -107,26 +107,7 @@ def bare_speed(mdp, T, repeats):
     once(1_000)
     return statistics.median(once(T) for _ in range(repeats))
 
-_CHILD = r'''
-import time
-t0 = time.perf_counter()
-import os, sys, json
-from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
-from colosseum_nb.utils import make_mdp_spec
-from colosseum_nb.agent.agents import AGENTS
-from colosseum_nb.mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
-out = {'import': time.perf_counter() - t0}
-for name in sys.argv[1].split(','):
-    cls = AGENTS[name]
-    t = time.perf_counter()
-    mdp = RiverSwimEpisodic(seed=0, size=15) if cls.is_episodic() else RiverSwimContinuous(seed=0, size=15)
-    agent = cls.get_agent_instance_from_parameters(0, 1000, make_mdp_spec(mdp), cls.get_default_parameters())
-    MDPLoop(mdp, agent, seed=0).run(1000, 100)
-    out[name] = time.perf_counter() - t
-print(json.dumps(out))
-'''
-
-_PAR_CHILD = r'''
+_HEAD = r'''
 import time
 t0 = time.perf_counter()
 import os, sys, json
@@ -137,12 +118,9 @@ from colosseum_nb.agent.agents import AGENTS
 from colosseum_nb.mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
 out = {'import': time.perf_counter() - t0}
 names = sys.argv[1].split(',')
-t = time.perf_counter()
-with local_client(int(sys.argv[2])) as client:
-    t1 = time.perf_counter()
-    out['per agent'] = precompile(names, progress=False, client=client)
-    out['precompile'] = time.perf_counter() - t1
-out['cluster'] = time.perf_counter() - t - out['precompile']
+'''
+# the first 1,000-step run of each agent, one after the other (shared by both children)
+_FIRST_RUNS = r'''
 for name in names:
     cls = AGENTS[name]
     t = time.perf_counter()
@@ -152,6 +130,15 @@ for name in names:
     out[name] = time.perf_counter() - t
 print(json.dumps(out))
 '''
+_CHILD = _HEAD + _FIRST_RUNS
+_PAR_CHILD = _HEAD + r'''
+t = time.perf_counter()
+with local_client(int(sys.argv[2])) as client:
+    t1 = time.perf_counter()
+    out['per agent'] = precompile(names, progress=False, client=client)
+    out['precompile'] = time.perf_counter() - t1
+out['cluster'] = time.perf_counter() - t - out['precompile']
+''' + _FIRST_RUNS
 
 def _child(names, root, loop_cache=None, script=_CHILD, *args):
     "Seconds to the first result of each agent in `names`, run one after the other in a fresh process importing `root/colosseum_nb`."

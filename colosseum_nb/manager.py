@@ -102,17 +102,19 @@ def _build_agent(agent_class, seed:int, spec, horizon:int, init_kwargs:dict):
     "An agent from a configuration (search-space names) or from constructor arguments."
     space = agent_class.get_hyperparameters_search_space()
     if set(init_kwargs) <= set(space):
-        return agent_class.get_agent_instance_from_parameters(seed=seed, optimization_horizon=horizon, mdp_specs=spec, parameters=dict(init_kwargs))
-    return agent_class(seed=seed, mdp_specs=spec, optimization_horizon=horizon, **init_kwargs)
+        agent = agent_class.get_agent_instance_from_parameters(seed=seed, optimization_horizon=horizon, mdp_specs=spec, parameters=dict(init_kwargs))
+    else: agent = agent_class(seed=seed, mdp_specs=spec, optimization_horizon=horizon, **init_kwargs)
+    agent._manager_kwargs = dict(init_kwargs)   # how it was built, saved with it even after the manager's kwargs change (tuning)
+    return agent
 
-_CTOR = ('seed', 'mdp_specs', 'optimization_horizon', 'hyperparameters', 'n_states', 'n_actions', 'H')
+_CTOR = ('seed', 'mdp_specs', 'optimization_horizon', 'hyperparameters', 'n_states', 'n_actions', 'H', '_manager_kwargs')
 
 def agent_snapshot(agent, init_kwargs:dict)->dict:
     "The agent as plain data: its class name, how it was built and its mutable data."
     nb = getattr(agent, 'numba_agent', None)
     data = list(nb.state) if nb is not None else {k: v for k, v in vars(agent).items() if k not in _CTOR}
     spec = agent.mdp_specs
-    return dict(cls=type(agent).__name__, seed=int(agent.seed), horizon=int(agent.optimization_horizon), init_kwargs=_encode(dict(init_kwargs)),
+    return dict(cls=type(agent).__name__, seed=int(agent.seed), horizon=int(agent.optimization_horizon), init_kwargs=_encode(dict(getattr(agent, '_manager_kwargs', init_kwargs))),
                 spec=[int(spec.n_states), int(spec.n_actions), None if spec.H is None else int(spec.H), [float(x) for x in spec.rewards_range], bool(spec.is_episodic)],
                 numba=nb is not None, data=_encode(data, type(agent).__name__))
 

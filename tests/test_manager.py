@@ -186,3 +186,18 @@ def test_spawn_with_a_notebook_class_is_refused(tmp_path, monkeypatch):
     kw = dict(fit_budget=100, output_dir=tmp_path, init_kwargs={}, parallelization='process')
     with pytest.raises(ValueError, match='cannot import it'): ExperimentManager(NotebookAgent, ENV, mp_context='spawn', **kw)
     ExperimentManager(NotebookAgent, ENV, mp_context='fork', **kw)  # fork inherits the class
+
+
+@pytest.mark.parametrize('parallelization', ['thread', 'process'])
+def test_tuned_manager_saves_loads_and_continues_its_fitted_agents(tmp_path, parallelization):
+    "optimize_hyperparams changes the manager's init_kwargs; the agents fitted before keep the arguments they were built with."
+    m = manager(tmp_path, parallelization=parallelization, max_workers=2)
+    m.fit()
+    built_with = dict(m.init_kwargs)
+    best = m.optimize_hyperparams(n_trials=2, n_fit=1, sampler_method='random')
+    assert best != built_with and m.init_kwargs == best
+    m.fit(100)                                   # continues the agents fitted with the old arguments
+    assert int(m.get_writer_data().steps.max()) == 299
+    back = ExperimentManager.load(m.save())
+    assert back.init_kwargs == best
+    np.testing.assert_array_equal(back.eval_agents(2, verbose=False), m.eval_agents(2, verbose=False))

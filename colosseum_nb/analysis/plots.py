@@ -51,7 +51,7 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
         ax.fill_between(*(np.asarray(x, float) for x in (mc.index, mc.lower, mc.upper)), color=line.get_color(), alpha=.2, lw=0)  # plain floats: some pandas/matplotlib pairs reject pandas objects here
     if baselines:
         for k, s in baselines_of(df, indicator).items(): ax.plot(s.index, s.to_numpy(), color=_BASELINE_STYLE[k][0], ls=_BASELINE_STYLE[k][1], lw=1, label=k)
-    mdps = df.mdp.astype(str).unique() if 'mdp' in df else []
+    mdps = df.mdp.astype(object).astype(str).unique() if 'mdp' in df else []
     ax.set_title(title if title is not None else ', '.join(mdps), fontsize=9)
     ax.set_xlabel('time step'); ax.set_ylabel(indicator.replace('_', ' ')); ax.legend(fontsize=7)
     return ax
@@ -64,7 +64,8 @@ def plot_indicator_grid(df:pd.DataFrame, # a tidy table
                         confidence:float=0.95 # confidence level of the bands
                        ):
     "One `plot_indicator_curves` panel per MDP instance; return the figure."
-    keys = df[['benchmark', 'mdp']].drop_duplicates().astype(str).sort_values(['benchmark', 'mdp']).to_numpy().tolist()
+    # names as plain strings; categoricals go through object (pandas 2.0 warns casting a categorical straight to str)
+    keys = df[['benchmark', 'mdp']].drop_duplicates().astype(object).astype(str).sort_values(['benchmark', 'mdp']).to_numpy().tolist()
     nrows = -(-len(keys) // ncols)
     fig, axes = plt.subplots(nrows, min(ncols, len(keys)), figsize=(5 * min(ncols, len(keys)), 3.6 * nrows), squeeze=False)
     for ax, (b, m) in zip(axes.ravel(), keys):
@@ -88,12 +89,12 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
     if x not in df or y not in df: raise ValueError(f"the table has no {x!r}/{y!r} columns: load it with load_results(..., hardness=True)")
     fv = final_values(df, indicator, divide_by_steps)
     pts = fv.groupby(['agent', 'benchmark', 'mdp'], observed=True).agg(value=('value', 'mean'), n=('value', 'size'), hx=(x, 'first'), hy=(y, 'first')).reset_index()
-    agents = list(pts.agent.astype(str).unique())
+    agents = list(pts.agent.astype(object).astype(str).unique())
     fig, axes = plt.subplots(1, len(agents), figsize=(4.6 * len(agents), 3.8), squeeze=False)
     norm = plt.Normalize(pts.value.min(), pts.value.max())
     cm = cmap or ('viridis_r' if lower_is_better(indicator) else 'viridis')
     for ax, a in zip(axes[0], agents):
-        p = pts[pts.agent.astype(str) == a]
+        p = pts[pts.agent.astype(object).astype(str) == a]
         sc = ax.scatter(p.hx, p.hy, c=p.value, cmap=cm, norm=norm, s=70, edgecolors='black')
         ax.set_title(f'{a} ({int(p.n.sum())} runs, {len(p)} MDPs)', fontsize=9); ax.set_xlabel(x.replace('_', ' ')); ax.set_ylabel(y.replace('_', ' '))
     fig.colorbar(sc, ax=axes[0].tolist(), label=('per-step ' if divide_by_steps else '') + indicator.replace('_', ' '))

@@ -21,7 +21,7 @@ def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its 
                        )->tuple:
     "(scores, tasks): `scores` maps each agent to a (runs, tasks) array of final values, seeds that some task lacks dropped."
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, True)
-    task = fv['mdp'].astype(str) if fv['benchmark'].nunique() == 1 else fv['benchmark'].astype(str) + '/' + fv['mdp'].astype(str)
+    task = fv['mdp'].astype(object).astype(str) if fv['benchmark'].nunique() == 1 else fv['benchmark'].astype(object).astype(str) + '/' + fv['mdp'].astype(object).astype(str)
     fv = fv.assign(task=task.to_numpy())
     tasks = sorted(fv.task.unique())
     out = {}

@@ -17,7 +17,7 @@ from fastcore.basics import patch
 import colosseum_nb
 from ..config import kernel, is_reference_compatible, KERNEL_FLAGS, source_digest
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
-from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot
+from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot, atomic_write
 
 # %% ../../nbs/05_agent.base.ipynb #e135a8f3
 def check_number(name:str, # parameter name, for the message
@@ -275,9 +275,7 @@ def _loop_key(name, template, kernels)->str:
 
 def _write_module(path, text):
     "Write a generated module once (atomically, so that concurrent workers never read half a file)."
-    if path.exists() and path.read_text() == text: return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text); os.replace(tmp, path)
+    if not (path.exists() and path.read_text() == text): atomic_write(path, text)
 
 def _exec_module(modname, path, text, names):
     "A module object (registered in `sys.modules`, as numba's cache needs) running `text` with `names` as globals."

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['GIN_IMPORT', 'RewardsConjugateModel', 'TransitionsConjugateModel', 'check_conjugate_models', 'rng_seed',
            'rng_from_numba', 'rng_next', 'rng_uniform', 'rng_integer', 'rng_normal', 'gamma_constants', 'rng_gamma_c',
-           'rng_log_gamma_c', 'rng_gamma', 'gamma_ziggurat', 'rng_log_gamma_z', 'exp_nonpos', 'log_gamma_fill',
-           'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample', 'dirichlet_prior',
-           'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update', 'mean_expectation',
-           'dirichlet_counts_row', 'posterior_transitions_sample', 'backward_induction_dense',
-           'mean_backward_induction', 'mean_transitions', 'mean_discounted_vi', 'dense_discounted_vi', 'scc_order',
-           'evaluate_policy_rows', 'dense_policy_rows']
+           'rng_log_gamma_c', 'rng_gamma', 'gamma_ziggurat', 'rng_log_gamma_z', 'fma', 'exp_nonpos', 'rng_fill',
+           'log_gamma_fill', 'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample',
+           'dirichlet_prior', 'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update',
+           'mean_expectation', 'dirichlet_counts_row', 'next_state_first', 'posterior_transitions_sample',
+           'backward_induction_dense', 'mean_backward_induction', 'mean_transitions', 'mean_discounted_vi',
+           'dense_discounted_vi', 'scc_order', 'evaluate_policy_rows', 'dense_policy_rows']
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #1174d4d3
 from enum import Enum
@@ -333,7 +333,7 @@ def rng_log_gamma_z(st, # generator state
         a, ys = z[6, 0], z[6, 1]
         if z[4, i] + u * (z[5, i] - z[4, i]) < np.exp(a * (y - ys) - np.exp(y) + a): return y, st
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #cd9b9ca4
+# %% ../../nbs/05b_agent.mdp_models.ipynb #b41a63f4
 @intrinsic
 def _as_float(typingctx, bits):
     "The float64 with the bits of an int64."
@@ -346,22 +346,32 @@ def _as_int(typingctx, x):
     def codegen(context, builder, sig, args): return builder.bitcast(args[0], ir.IntType(64))
     return types.int64(types.float64), codegen
 
+@intrinsic
+def fma(typingctx, x, y, z):
+    "`x * y + z` rounded once (LLVM's `llvm.fma`: exact on every machine, the hardware instruction where there is one)."
+    def codegen(context, builder, sig, args):
+        d = ir.DoubleType()
+        return builder.call(builder.module.declare_intrinsic('llvm.fma', [d], ir.FunctionType(d, [d, d, d])), args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
 _LOG2E, _LN2_HI, _LN2_LO = 1.4426950408889634, 6.93147180369123816490e-01, 1.90821492927058770002e-10
 _SHIFT = 6755399441055744.0   # 1.5 * 2**52: adding it rounds to an integer, which lands in the low bits
+_E = tuple(1.0 / float(np.prod(np.arange(1, i + 3, dtype=float))) for i in range(12))   # 1 / (i + 2)!
 
 @kernel
 def exp_nonpos(x # -700 <= x <= 0
               ):
     "`exp(x)` on [-700, 0] without branches or calls (so that loops vectorise)."
-    t = x * _LOG2E + _SHIFT
+    t = fma(x, _LOG2E, _SHIFT)
     kf = t - _SHIFT
-    r = (x - kf * _LN2_HI) - kf * _LN2_LO
-    p = 1.0 / 6227020800.0
-    for c in (1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
-              1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5): p = p * r + c
-    return (1.0 + (r + r * r * p)) * _as_float((_as_int(t) - _as_int(_SHIFT) + 1023) << 52)
+    r = fma(-kf, _LN2_LO, fma(-kf, _LN2_HI, x))
+    r2 = r * r
+    r4 = r2 * r2   # p(r) = sum of r^i / (i + 2)! for i <= 11, by Estrin's scheme: short chains the processor runs side by side
+    p = fma(fma(fma(_E[11], r, _E[10]), r2, fma(_E[9], r, _E[8])), r4 * r4,
+            fma(fma(fma(_E[7], r, _E[6]), r2, fma(_E[5], r, _E[4])), r4, fma(fma(_E[3], r, _E[2]), r2, fma(_E[1], r, _E[0]))))
+    return (1.0 + fma(r2, p, r)) * _as_float((_as_int(t) - _as_int(_SHIFT) + 1023) << 52)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #ffd8873a
+# %% ../../nbs/05b_agent.mdp_models.ipynb #1eee9ccb
 @kernel
 def _zig_finish(st, z, r):
     "Complete the ziggurat attempt `r` that failed the fast test; (log draw, state)."
@@ -374,23 +384,30 @@ def _zig_finish(st, z, r):
     return rng_log_gamma_z(st, z)
 
 @kernel
+def rng_fill(st, # generator state
+             bits # (n,) uint64 output
+            ):
+    "Fill `bits` with random 64-bit numbers; return the generator state."
+    for i in range(bits.shape[0]): bits[i], st = rng_next(st)
+    return st
+
+@kernel
 def log_gamma_fill(st, # generator state
                    z, # the ziggurat of the shape (`gamma_ziggurat(a)`; its scratch row is overwritten)
                    out # (n,) output: logarithms of independent `Gamma(a)` draws
                   ):
     "Fill `out` with logarithms of `Gamma(a)` draws by the ziggurat `z`; return the generator state."
-    n, w, lo = out.shape[0], z[7], 0
-    while lo < n:
-        hi, nr = min(n, lo + _NZ // 2), 0
-        for i in range(lo, hi):
-            r, st = rng_next(st)
-            l = np.int64(r & _U(0xff))
-            y = z[0, l] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, l]
-            out[i] = y
-            w[2 * nr] = _as_float(i); w[2 * nr + 1] = _as_float(np.int64(r))
-            nr += not (y >= z[2, l] and y <= z[3, l])
-        for j in range(nr): out[_as_int(w[2 * j])], st = _zig_finish(st, z, _U(_as_int(w[2 * j + 1])))
-        lo = hi
+    n, bits = out.shape[0], z[7].view(np.uint64)
+    for lo in range(0, n, _NZ):
+        o = out[lo:min(n, lo + _NZ)]
+        b = bits[:o.shape[0]]
+        st = rng_fill(st, b)
+        for i in range(o.shape[0]):
+            l = np.int64(b[i] & _U(0xff))
+            o[i] = z[0, l] + float(np.int64(b[i] >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, l]
+        for i in range(o.shape[0]):
+            l = np.int64(b[i] & _U(0xff))
+            if (o[i] < z[2, l]) | (o[i] > z[3, l]): o[i], st = _zig_finish(st, z, b[i])
     return st
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #ebcb30ca
@@ -552,7 +569,42 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #3780f20b
+# %% ../../nbs/05b_agent.mdp_models.ipynb #c4f92427
+@kernel
+def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
+    "Overwrite the entries of the support of (s, a) in `out` with logarithms of `Gamma((N[s, a, i] + b) / k)` draws; the state."
+    for kk in range(nsupp[s, a]):
+        i = supp[s, a, kk]
+        d, c, e = gamma_constants((N[s, a, i] + b) / k)
+        out[i], st = rng_log_gamma_c(st, d, c, e)
+    return st
+
+@kernel
+def _shift_logs(out):
+    "Subtract the largest logarithm of the row, clamping at -700 (where `e^x < 1e-304`, zero after normalising)."
+    n = out.shape[0]
+    m0 = m1 = m2 = m3 = -np.inf   # four partial maxima, which run side by side
+    for i in range(0, n - 3, 4):
+        m0, m1, m2, m3 = max(m0, out[i]), max(m1, out[i + 1]), max(m2, out[i + 2]), max(m3, out[i + 3])
+    for i in range(n - n % 4, n): m0 = max(m0, out[i])
+    m = max(max(m0, m1), max(m2, m3))
+    for i in range(n): out[i] = max(out[i] - m, -700.0)
+
+@kernel
+def _exp_all(x):
+    "`x = exp(x)` in place, for `-700 <= x <= 0` (one loop over a whole model: four at a time, one remainder)."
+    for i in range(x.shape[0]): x[i] = exp_nonpos(x[i])
+
+@kernel
+def _normalise_row(out):
+    "Divide a row of positive numbers by its sum (see `_normalise`)."
+    n = out.shape[0]
+    t0 = t1 = t2 = t3 = 0.0   # four partial sums, which vectorise
+    for i in range(0, n - 3, 4):
+        t0 += out[i]; t1 += out[i + 1]; t2 += out[i + 2]; t3 += out[i + 3]
+    for i in range(n - n % 4, n): t0 += out[i]
+    _normalise(out, (t0 + t1) + (t2 + t3))
+
 @kernel
 def dirichlet_counts_row(st, # generator state
                          z, # the ziggurat of the shape `b / k` (`gamma_ziggurat(b / k)`; its scratch row is overwritten)
@@ -562,20 +614,8 @@ def dirichlet_counts_row(st, # generator state
                          out # (S,) output probabilities
                         ):
     "Draw the transition probabilities of (s, a) from `Dirichlet((N[s, a] + b) / k)`; return the generator state."
-    n = out.shape[0]
-    st = log_gamma_fill(st, z, out)
-    for kk in range(nsupp[s, a]):
-        i = supp[s, a, kk]
-        d, c, e = gamma_constants((N[s, a, i] + b) / k)
-        out[i], st = rng_log_gamma_c(st, d, c, e)
-    m = -np.inf
-    for i in range(n): m = max(m, out[i])
-    for i in range(n): out[i] = exp_nonpos(max(out[i] - m, -700.0))   # e^-700 < 1e-304: zero after normalising
-    t0 = t1 = t2 = t3 = 0.0   # four partial sums, which vectorise
-    for i in range(0, n - 3, 4):
-        t0 += out[i]; t1 += out[i + 1]; t2 += out[i + 2]; t3 += out[i + 3]
-    for i in range(n - n % 4, n): t0 += out[i]
-    _normalise(out, (t0 + t1) + (t2 + t3))
+    st = _support_logs(log_gamma_fill(st, z, out), N, supp, nsupp, s, a, b, k, out)
+    _shift_logs(out); _exp_all(out); _normalise_row(out)
     return st
 
 @kernel
@@ -584,39 +624,59 @@ def _check_ziggurat(z, shape):
     if z.shape[0] != 8 or z.shape[1] != _NZ or not (abs(z[6, 0] - shape) <= 1e-12 * shape):
         raise ValueError("the Gamma ziggurat was not built for the shape c / k (gamma_ziggurat(c / k))")
 
+def next_state_first(T # (S, A, S) transitions, `T[s, a, j] = P(j | s, a)`
+                    )->np.ndarray:
+    "The transitions laid out next state first, `Tn[j, s, a] = P(j | s, a)` (S, S, A), as the dense kernels take them."
+    return np.ascontiguousarray(np.asarray(T, float).transpose(2, 0, 1))
+
 @kernel
 def posterior_transitions_sample(N, supp, nsupp, # the counts
                                  c, # the Dirichlet pseudo-count
-                                 T, # (S, A, S) output: a sample of the transitions
+                                 Tn, # (S, S, A) output, next state first: `Tn[j, s, a] = P(j | s, a)` of a sample
                                  z, # the ziggurat of the shape `c / k` (`gamma_ziggurat(c / k)`)
                                  k=1.0 # the parameters are `(N + c) / k`
                                 ):
     "Draw the transitions of all pairs from their Dirichlet posteriors (generator seeded from numba's stream)."
     _check_ziggurat(z, c / k)
-    st = rng_from_numba()
-    for s in range(T.shape[0]):
-        for a in range(T.shape[1]): st = dirichlet_counts_row(st, z, N, supp, nsupp, s, a, c, k, T[s, a])
+    S, A = Tn.shape[0], Tn.shape[2]
+    n = S * A
+    F, m = Tn.reshape(S, n), np.empty(n)   # F[j, s A + a]: the pairs side by side, so every pass runs over all pairs at once
+    st = log_gamma_fill(rng_from_numba(), z, Tn.reshape(-1))
+    for s in range(S):
+        for a in range(A): st = _support_logs(st, N, supp, nsupp, s, a, c, k, F[:, s * A + a])
+    m[:] = F[0]
+    for j in range(1, S):
+        for i in range(n): m[i] = max(m[i], F[j, i])
+    for j in range(S):
+        for i in range(n): F[j, i] = max(F[j, i] - m[i], -700.0)
+    _exp_all(Tn.reshape(-1))
+    m[:] = F[0]   # now the sums of the pairs' rows, in the order of the next states
+    for j in range(1, S):
+        for i in range(n): m[i] += F[j, i]
+    for i in range(n): m[i] = 1.0 / m[i]
+    for j in range(S):
+        for i in range(n):
+            x = F[j, i] * m[i]
+            F[j, i] = x if x >= 1e-200 else 0.0
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #e717fbe0
+# %% ../../nbs/05b_agent.mdp_models.ipynb #68e0ebec
 @kernel
-def backward_induction_dense(T, R, # (S, A, S) transitions and (S, A) rewards
+def backward_induction_dense(Tn, R, # (S, S, A) transitions, next state first (`next_state_first`), and (S, A) rewards
                              H, # horizon
                              Q, V # outputs, (H+1, S, A) and (H+1, S)
                             ):
     "Optimal finite-horizon Q-values and values of a dense model (C-contiguous arrays)."
     S, A = R.shape
     n = S * A
-    T2, r = T.reshape(n, S), R.reshape(n)
-    Tt = np.empty((S, n))   # transposed, so that the sums over next states run over all pairs at once (vectorised)
-    for i in range(n):
-        for j in range(S): Tt[j, i] = T2[i, j]
+    F, r, q = Tn.reshape(S, n), R.reshape(n), np.empty(n)
     Q[H] = 0.0; V[H] = 0.0
     for h in range(H - 1, -1, -1):
-        v, q = V[h + 1], Q[h].reshape(n)
         for i in range(n): q[i] = r[i]
         for j in range(S):
-            x, t = v[j], Tt[j]
-            for i in range(n): q[i] += t[i] * x
+            x = V[h + 1, j]
+            for i in range(n): q[i] = fma(F[j, i], x, q[i])
+        qh = Q[h].reshape(n)
+        for i in range(n): qh[i] = q[i]
         for s in range(S):
             best = Q[h, s, 0]
             for a in range(1, A): best = max(best, Q[h, s, a])
@@ -630,11 +690,14 @@ def mean_backward_induction(N, Nsa, supp, nsupp, c, # counts and pseudo-count of
     S, A = R.shape
     Q[H] = 0.0; V[H] = 0.0
     for h in range(H - 1, -1, -1):
-        tot = V[h + 1].sum()
+        tot = 0.0
+        for j in range(S): tot += V[h + 1, j]
         for s in range(S):
             best = -np.inf
-            for a in range(A):
-                q = R[s, a] + mean_expectation(N, Nsa, supp, nsupp, c, s, a, V[h + 1], tot)
+            for a in range(A):   # mean_expectation(N, Nsa, supp, nsupp, c, s, a, V[h + 1], tot), written out (7 times faster)
+                den, acc = Nsa[s, a] + S * c, c * tot
+                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[h + 1, supp[s, a, k]]
+                q = R[s, a] + (acc / den if den > 0.0 else tot / S)
                 Q[h, s, a] = q
                 if q > best: best = q
             V[h, s] = best

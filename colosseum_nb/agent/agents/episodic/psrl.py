@@ -16,18 +16,18 @@ from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN
                                            dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #a2f22760
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #55865adb
 PSRLEpisodicParams = namedtuple('PSRLEpisodicParams', 'c')
 PSRLEpisodicParams.__doc__ = "The scalar parameters of a `PSRLEpisodic` agent: the Dirichlet pseudo-count `c`."
-PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Ts Rs V Qm Vm prm stale zig')
+PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Tn Rs V Qm Vm prm stale zig')
 PSRLEpisodicState.__doc__ = "The data of a `PSRLEpisodic` agent (arrays and its `PSRLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #f793f6aa
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #95f9b17c
 @kernel
 def _psrl_sample_and_plan(state):
-    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Ts, state.zig)
+    posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Tn, state.zig)
     nig_sample(state.nig, state.Rs)
-    backward_induction_dense(state.Ts, state.Rs, state.Q.shape[0] - 1, state.Q, state.V)
+    backward_induction_dense(state.Tn, state.Rs, state.Q.shape[0] - 1, state.Q, state.V)
 
 @kernel
 def _psrl_before_start(state, s0): _psrl_sample_and_plan(state)
@@ -57,7 +57,7 @@ def _psrl_policy(state, pi):
 PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
                                   _psrl_episode_end_update, _psrl_policy)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #491dcc09
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #b00b7ffc
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class PSRLEpisodic(KernelAgent):
     "Posterior sampling for episodic MDPs (Osband et al., 2013)."
@@ -78,7 +78,7 @@ class PSRLEpisodic(KernelAgent):
                          transitions_prior_prms=list(transitions_prior_prms))
         S, A, H = self.n_states, self.n_actions, self.H
         nig, c = init_nig(S, A, rewards_prior_prms), dirichlet_prior(transitions_prior_prms)
-        state = PSRLEpisodicState(nig, *init_counts(S, A), np.zeros((H + 1, S, A)), np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((H + 1, S)),
+        state = PSRLEpisodicState(nig, *init_counts(S, A), np.zeros((H + 1, S, A)), np.zeros((S, S, A)), np.zeros((S, A)), np.zeros((H + 1, S)),
                  np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), PSRLEpisodicParams(c=float(c)), np.ones(1, np.int64), gamma_ziggurat(c))
         self.numba_agent = NumbaAgent(PSRL_EPISODIC_FNS, state)
 

@@ -225,8 +225,9 @@ def rng_gamma(st, # generator state
     d, c, e = gamma_constants(a)
     return rng_gamma_c(st, d, c, e)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #dfa788bf
-_NZ = 256  # layers of a Gamma ziggurat
+# %% ../../nbs/05b_agent.mdp_models.ipynb #9e59f6fa
+_NZ = 512  # layers of a Gamma ziggurat
+_ZMASK = _U(_NZ - 1)   # the bits of a 64-bit number that pick a layer
 
 @kernel
 def _level_set(lh, a):
@@ -295,11 +296,11 @@ def _gamma_ziggurat(a:float)->np.ndarray:
 
 def gamma_ziggurat(a:float # shape, > 0
                   )->np.ndarray:
-    "The tables (8, 256) of the ziggurat of `log X` for `X ~ Gamma(a)` (cached per shape)."
+    "The tables (8, 512) of the ziggurat of `log X` for `X ~ Gamma(a)` (cached per shape)."
     if not (np.isfinite(a) and a > 0): raise ValueError(f"shape={a!r}: must be positive")
     return _gamma_ziggurat(float(a)).copy()
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #d5cfb112
+# %% ../../nbs/05b_agent.mdp_models.ipynb #fe8a1fba
 @kernel
 def _zig_tail(st, z, y):
     "A draw from a tail of the base layer (the left one if the base-layer position `y` falls in the left tail's share); (log draw, state)."
@@ -325,7 +326,7 @@ def rng_log_gamma_z(st, # generator state
     "The logarithm of a `Gamma(a)` draw by the ziggurat `z`, and the new state."
     while True:
         r, st = rng_next(st)
-        i = np.int64(r & _U(0xff))
+        i = np.int64(r & _ZMASK)
         y = z[0, i] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, i]
         if y >= z[2, i] and y <= z[3, i]: return y, st
         if i == 0: return _zig_tail(st, z, y)
@@ -371,11 +372,11 @@ def exp_nonpos(x # -700 <= x <= 0
             fma(fma(fma(_E[7], r, _E[6]), r2, fma(_E[5], r, _E[4])), r4, fma(fma(_E[3], r, _E[2]), r2, fma(_E[1], r, _E[0]))))
     return (1.0 + fma(r2, p, r)) * _as_float((_as_int(t) - _as_int(_SHIFT) + 1023) << 52)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #1eee9ccb
+# %% ../../nbs/05b_agent.mdp_models.ipynb #6f2637f7
 @kernel
 def _zig_finish(st, z, r):
     "Complete the ziggurat attempt `r` that failed the fast test; (log draw, state)."
-    i = np.int64(r & _U(0xff))
+    i = np.int64(r & _ZMASK)
     y = z[0, i] + float(np.int64(r >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, i]
     if i == 0: return _zig_tail(st, z, y)
     u, st = rng_uniform(st)
@@ -403,10 +404,10 @@ def log_gamma_fill(st, # generator state
         b = bits[:o.shape[0]]
         st = rng_fill(st, b)
         for i in range(o.shape[0]):
-            l = np.int64(b[i] & _U(0xff))
+            l = np.int64(b[i] & _ZMASK)
             o[i] = z[0, l] + float(np.int64(b[i] >> _U(11))) * (1.0 / 9007199254740992.0) * z[1, l]
         for i in range(o.shape[0]):
-            l = np.int64(b[i] & _U(0xff))
+            l = np.int64(b[i] & _ZMASK)
             if (o[i] < z[2, l]) | (o[i] > z[3, l]): o[i], st = _zig_finish(st, z, b[i])
     return st
 
@@ -569,7 +570,7 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #c4f92427
+# %% ../../nbs/05b_agent.mdp_models.ipynb #c427db61
 @kernel
 def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
     "Overwrite the entries of the support of (s, a) in `out` with logarithms of `Gamma((N[s, a, i] + b) / k)` draws; the state."
@@ -642,11 +643,17 @@ def posterior_transitions_sample(N, supp, nsupp, # the counts
     n = S * A
     F, m = Tn.reshape(S, n), np.empty(n)   # F[j, s A + a]: the pairs side by side, so every pass runs over all pairs at once
     st = log_gamma_fill(rng_from_numba(), z, Tn.reshape(-1))
-    for s in range(S):
-        for a in range(A): st = _support_logs(st, N, supp, nsupp, s, a, c, k, F[:, s * A + a])
+    for s in range(S):   # _support_logs, written out: a call per pair, on a strided column, costs more than the draws
+        for a in range(A):
+            for kk in range(nsupp[s, a]):
+                i = supp[s, a, kk]
+                d, cc, e = gamma_constants((N[s, a, i] + c) / k)
+                F[i, s * A + a], st = rng_log_gamma_c(st, d, cc, e)
     m[:] = F[0]
     for j in range(1, S):
-        for i in range(n): m[i] = max(m[i], F[j, i])
+        for i in range(n):
+            x = F[j, i]
+            m[i] = x if x > m[i] else m[i]
     for j in range(S):
         for i in range(n): F[j, i] = max(F[j, i] - m[i], -700.0)
     _exp_all(Tn.reshape(-1))

@@ -716,7 +716,7 @@ def mean_transitions(N, Nsa, c):
     den = Nsa[..., None] + S * c
     return np.where(den > 0, (N + c) / np.where(den > 0, den, 1), 1.0 / S)
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #b7d10bf2
+# %% ../../nbs/05b_agent.mdp_models.ipynb #42d5f755
 @kernel
 def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
     "McQueen-Porteus test; on success set V (and shift Q) to the midpoint and return True."
@@ -742,8 +742,10 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
         lo, hi = np.inf, -np.inf
         for s in range(S):
             best = -np.inf
-            for a in range(A):
-                q = R[s, a] + gamma * mean_expectation(N, Nsa, supp, nsupp, c, s, a, V, tot)
+            for a in range(A):   # gamma mean_expectation(N, Nsa, supp, nsupp, c, s, a, V, tot), written out
+                den, acc = Nsa[s, a] + S * c, c * tot
+                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
+                q = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
                 Q[s, a] = q
                 if q > best: best, pol[s] = q, a
             Vn[s] = best
@@ -753,7 +755,10 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
         tot = V.sum()
         for e in range(n_eval):
             for s in range(S):
-                v = R[s, pol[s]] + gamma * mean_expectation(N, Nsa, supp, nsupp, c, s, pol[s], V, tot)
+                a = pol[s]
+                den, acc = Nsa[s, a] + S * c, c * tot
+                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
+                v = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
                 tot += v - V[s]; V[s] = v
     return -max_iter
 

@@ -59,17 +59,16 @@ def _ucrl2_bounds(state):
             else:
                 cst[s, a, 0] = alpha_p * np.sqrt(14.0 * S * np.log(2.0 * A * (t + 1.0) / delta) / nn)
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #b8274a23
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #3ac219cb
 @kernel
-def _ucrl2_inner(state, s, a, u, order):
-    "max of p . u over the transitions of (s, a) allowed by the confidence set."
-    N, Nsa, supp, nsupp, lb, cst = state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst
+def _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order):
+    "max of p . u over the transitions of (s, a) allowed by the confidence set (the state's arrays and `prm.box`)."
     S = u.shape[0]
     top = order[S - 1]
     n = Nsa[s, a]
     if n == 0.0: return u[top]
     ev = 0.0
-    if state.prm.box:
+    if box:
         m, c1, c2 = cst[s, a, 0], cst[s, a, 1], cst[s, a, 2]
         for k in range(nsupp[s, a]): ev += lb[s, a, k] * u[supp[s, a, k]]
         idx = S - 1
@@ -93,11 +92,12 @@ def _ucrl2_inner(state, s, a, u, order):
         idx += 1
     return ev
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #aff6203f
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #800c3523
 @kernel
 def _ucrl2_evi(state, eps, max_iter):
     "Warm-started extended value iteration; returns the number of sweeps (negative: not converged)."
     u, Q, rt = state.u, state.Q, state.rt
+    N, Nsa, supp, nsupp, lb, cst, box = state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box
     S, A = Q.shape
     un = np.empty(S)
     for it in range(max_iter):
@@ -107,7 +107,7 @@ def _ucrl2_evi(state, eps, max_iter):
         for s in range(S):
             best = -np.inf
             for a in range(A):
-                q = rt[s, a] + _ucrl2_inner(state, s, a, u, order)
+                q = rt[s, a] + _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order)
                 Q[s, a] = q
                 if q > best: best = q
             un[s] = tau * best + (1.0 - tau) * u[s]

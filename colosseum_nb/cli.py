@@ -6,7 +6,7 @@
 __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardness_command', 'benchmarks_command',
            'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #9790084e
+# %% ../nbs/08_cli.ipynb #e17bee58
 import sys, time, argparse, contextlib, dataclasses, warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -17,7 +17,7 @@ from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_n
 from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
                                         instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt)
 from .agent.agents import AGENTS, BENCHMARKED_AGENTS
-from .experiment.experiment_instances import agent_class_from_name
+from .experiment.experiment_instances import agent_class_from_name, local_client
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
 from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyperopt_scores, save_best_agent_configs
@@ -183,7 +183,7 @@ def _print_summary(folders):
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
 
-# %% ../nbs/08_cli.ipynb #6a510ece
+# %% ../nbs/08_cli.ipynb #9560cdc7
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -194,15 +194,22 @@ def _roots(results=None, hyperopt=None):
         yield
     finally: config.set_experiments_folder(old[0]); config.set_hyperopt_folder(old[1])
 
+@contextlib.contextmanager
+def _main_client(cores):
+    "The main job's `LocalCluster` (`local_client`), shared by its compiling, its runs and its analyses; none on one core."
+    if (cores or config.get_available_cores()) <= 1: yield None
+    else:
+        with local_client(cores or config.get_available_cores()) as client: yield client
+
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."
-    with _roots(args.results, args.hyperopt_folder):
+    with _roots(args.results, args.hyperopt_folder), _main_client(args.cores) as client:
         pairs = _run_pairs(args)
         t0 = time.perf_counter()
-        folders = run_benchmarks(pairs, n_cores=args.cores, gin_overrides=args.gin, progress=not args.no_progress)
+        folders = run_benchmarks(pairs, n_cores=None if client else args.cores, gin_overrides=args.gin, progress=not args.no_progress, client=client)
         total = time.perf_counter() - t0
-    _print_summary(folders)
-    if not args.no_analysis: _analyse_after_run(folders)
+        _print_summary(folders)
+        if not args.no_analysis: _analyse_after_run(folders, client)
     print(f"\n{len(folders)} benchmark(s) in {total:.1f} s; results in: {', '.join(str(f) for f in folders)}")
     return 0
 
@@ -243,7 +250,7 @@ def hyperopt_command(args)->int:
     print(f"\n{len(insts)} runs in {total:.1f} s; results in: {root}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #f657b422
+# %% ../nbs/08_cli.ipynb #a3f8f3d4
 def _add_analyse_parser(sub):
     a = sub.add_parser('analyse', help='tables (CSV, LaTeX) and figures (PNG, PDF) of a results folder',
                        description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")
@@ -261,14 +268,17 @@ def analyse_command(args)->int:
     print(f"{len(written)} files (tables: .csv, .tex; figures: .png, .pdf) in {out}")
     return 0
 
-def _analyse_after_run(folders):
-    "The analysis of each benchmark the main job ran, in `analysis/<benchmark>` beside it (the results folder itself is left as runs wrote it)."
-    for f in folders:
-        out = Path(f).parent / 'analysis' / Path(f).name
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            written = analyse(f, out)
-        print(f"analysis of {Path(f).name}: {len(written)} files in {out}")
+def _analyse_one(folder):
+    "The analysis of one benchmark the main job ran, in `analysis/<benchmark>` beside it: (its folder, the written paths)."
+    out = Path(folder).parent / 'analysis' / Path(folder).name
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return out, analyse(folder, out)
+
+def _analyse_after_run(folders, client=None):
+    "The analyses of the benchmarks the main job ran, side by side on the client's workers when there are several (the results folders are left as runs wrote them)."
+    done = client.gather(client.map(_analyse_one, folders, pure=False)) if client is not None and len(folders) > 1 else map(_analyse_one, folders)
+    for f, (out, written) in zip(folders, done): print(f"analysis of {Path(f).name}: {len(written)} files in {out}")
 
 # %% ../nbs/08_cli.ipynb #dd56d039
 def main(argv:list=None # the arguments (default: `sys.argv[1:]`)

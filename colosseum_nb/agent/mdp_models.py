@@ -570,7 +570,7 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #c427db61
+# %% ../../nbs/05b_agent.mdp_models.ipynb #1ef08704
 @kernel
 def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
     "Overwrite the entries of the support of (s, a) in `out` with logarithms of `Gamma((N[s, a, i] + b) / k)` draws; the state."
@@ -621,8 +621,10 @@ def dirichlet_counts_row(st, # generator state
 
 @kernel
 def _check_ziggurat(z, shape):
-    "Refuse a ziggurat built for another shape."
-    if z.shape[0] != 8 or z.shape[1] != _NZ or not (abs(z[6, 0] - shape) <= 1e-12 * shape):
+    "Refuse a ziggurat built for another shape, or with the tables of another version of the package."
+    if z.shape[0] != 8 or z.shape[1] != _NZ:
+        raise ValueError("the Gamma ziggurat has the tables of another version of colosseum_nb (an agent saved by another version must be created anew)")
+    if not (abs(z[6, 0] - shape) <= 1e-12 * shape):
         raise ValueError("the Gamma ziggurat was not built for the shape c / k (gamma_ziggurat(c / k))")
 
 def next_state_first(T # (S, A, S) transitions, `T[s, a, j] = P(j | s, a)`

@@ -480,7 +480,7 @@ def nig_sample(nig, # (4, S, A) model
             z, st = rng_normal(st)
             out[s, a] = nig[0, s, a] + z * np.sqrt(nig[3, s, a] / (nig[1, s, a] * g))
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #f92d1210
+# %% ../../nbs/05b_agent.mdp_models.ipynb #ce6f1c08
 def dirichlet_prior(prms, # [c]: the pseudo-count of every next state
                     name:str='transitions_prior_prms' # parameter name, for errors
                    )->float:
@@ -490,13 +490,16 @@ def dirichlet_prior(prms, # [c]: the pseudo-count of every next state
     if not (np.isfinite(c) and c > 0): raise ValueError(f"{name}={prms!r}: the pseudo-count must be positive")
     return c
 
+_TINY = 1e-200   # sampled probabilities below this are set to zero
+_LOG_FLOOR = -700.0   # logarithms (relative to a row's largest) are clamped here: e^-700 < 1e-304, zero after normalising
+
 @kernel
 def _normalise(out, tot):
-    "Divide `out` by `tot`, setting what falls below `1e-200` to zero."
+    "Divide `out` by `tot`, setting what falls below `_TINY` to zero."
     inv = 1.0 / tot
     for i in range(out.shape[0]):
         x = out[i] * inv
-        out[i] = x if x >= 1e-200 else 0.0
+        out[i] = x if x >= _TINY else 0.0
 
 @kernel
 def _normalise_logs(out, m):
@@ -570,7 +573,7 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #1ef08704
+# %% ../../nbs/05b_agent.mdp_models.ipynb #fdea8920
 @kernel
 def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
     "Overwrite the entries of the support of (s, a) in `out` with logarithms of `Gamma((N[s, a, i] + b) / k)` draws; the state."
@@ -582,14 +585,14 @@ def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
 
 @kernel
 def _shift_logs(out):
-    "Subtract the largest logarithm of the row, clamping at -700 (where `e^x < 1e-304`, zero after normalising)."
+    "Subtract the largest logarithm of the row, clamping at `_LOG_FLOOR`."
     n = out.shape[0]
     m0 = m1 = m2 = m3 = -np.inf   # four partial maxima, which run side by side
     for i in range(0, n - 3, 4):
         m0, m1, m2, m3 = max(m0, out[i]), max(m1, out[i + 1]), max(m2, out[i + 2]), max(m3, out[i + 3])
     for i in range(n - n % 4, n): m0 = max(m0, out[i])
     m = max(max(m0, m1), max(m2, m3))
-    for i in range(n): out[i] = max(out[i] - m, -700.0)
+    for i in range(n): out[i] = max(out[i] - m, _LOG_FLOOR)
 
 @kernel
 def _exp_all(x):
@@ -657,7 +660,7 @@ def posterior_transitions_sample(N, supp, nsupp, # the counts
             x = F[j, i]
             m[i] = x if x > m[i] else m[i]
     for j in range(S):
-        for i in range(n): F[j, i] = max(F[j, i] - m[i], -700.0)
+        for i in range(n): F[j, i] = max(F[j, i] - m[i], _LOG_FLOOR)
     _exp_all(Tn.reshape(-1))
     m[:] = F[0]   # now the sums of the pairs' rows, in the order of the next states
     for j in range(1, S):
@@ -666,7 +669,7 @@ def posterior_transitions_sample(N, supp, nsupp, # the counts
     for j in range(S):
         for i in range(n):
             x = F[j, i] * m[i]
-            F[j, i] = x if x >= 1e-200 else 0.0
+            F[j, i] = x if x >= _TINY else 0.0   # _normalise, for every pair at once
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #68e0ebec
 @kernel

@@ -183,7 +183,7 @@ def _print_summary(folders):
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
 
-# %% ../nbs/08_cli.ipynb #9560cdc7
+# %% ../nbs/08_cli.ipynb #81d9879c
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -197,9 +197,10 @@ def _roots(results=None, hyperopt=None):
 @contextlib.contextmanager
 def _main_client(cores):
     "The main job's `LocalCluster` (`local_client`), shared by its compiling, its runs and its analyses; none on one core."
-    if (cores or config.get_available_cores()) <= 1: yield None
+    n = cores or config.get_available_cores()
+    if n <= 1: yield None
     else:
-        with local_client(cores or config.get_available_cores()) as client: yield client
+        with local_client(n) as client: yield client
 
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."

@@ -6,15 +6,16 @@
 __all__ = ['EXPERIMENT_SEPARATOR_PRMS', 'EXPERIMENT_SEPARATOR_MDP_AGENT', 'ExperimentInstance', 'InstanceFileError',
            'load_experiment_instance', 'dump_experiment_instance']
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #05651be8
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #45e9f826
 import io, os, pickle, numbers
 from pathlib import Path
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from fastcore.basics import patch
 from .config import ExperimentConfig, as_experiment_config
 from ..utils import atomic_write
+from ..config import result_settings, check_result_settings
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #887495c0
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #78bf3e84
 EXPERIMENT_SEPARATOR_PRMS = '-'        # between a gin scope and its class
 EXPERIMENT_SEPARATOR_MDP_AGENT = '____' # between the MDP part and the agent part
 
@@ -38,11 +39,13 @@ class ExperimentInstance:
     experiment_config: ExperimentConfig # steps, time budget and logging frequency
     mdp_gin_text: str = None # gin text of the MDP configuration, used instead of a file
     agent_gin_text: str = None # gin text of the agent configuration, used instead of a file
+    settings: dict = field(default=None, hash=False) # the result settings to run with (None: `config.result_settings()` now)
 
     def __post_init__(self):
         if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
             raise ValueError(f"seed={self.seed!r}: must be an integer >= 0")
-        vals = dict(seed=int(self.seed), experiment_config=as_experiment_config(self.experiment_config))
+        vals = dict(seed=int(self.seed), experiment_config=as_experiment_config(self.experiment_config),
+                    settings=result_settings() if self.settings is None else check_result_settings(self.settings))
         for n in ('mdp_class_name', 'mdp_scope', 'agent_class_name', 'agent_scope', 'result_folder'): vals[n] = _plain_str(n, getattr(self, n))
         for n in ('mdp_gin_config_file', 'agent_gin_config_file', 'mdp_gin_text', 'agent_gin_text'): vals[n] = _plain_str(n, getattr(self, n), True)
         for who in ('mdp', 'agent'):
@@ -73,7 +76,7 @@ def does_log_file_exists(self:ExperimentInstance)->bool:
     "Whether the run's log has been written (logs are written whole, so an existing file is complete)."
     return self.result_path.exists()
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #664b0bbd
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #7a803b39
 _ALLOWED = {('colosseum_nb.experiment.experiment_instance', 'ExperimentInstance'), ('colosseum_nb.experiment.config', 'ExperimentConfig')}
 
 class InstanceFileError(ValueError):
@@ -103,6 +106,7 @@ def load_experiment_instance(path # a file written by `save_instances_to_folder`
     if not isinstance(obj, ExperimentInstance): raise InstanceFileError(f"{path}: contains a {type(obj).__name__}, not an ExperimentInstance")
     try:  # the fields of a tampered file are checked like a new instance's
         names = {f.name for f in fields(ExperimentInstance)}
+        if names - set(vars(obj)) == {'settings'}: object.__setattr__(obj, 'settings', None)  # a file from before settings were recorded: run with the runner's
         if set(vars(obj)) != names: raise ValueError(f"fields {sorted(vars(obj))} instead of {sorted(names)}")
         if not isinstance(obj.experiment_config, ExperimentConfig): raise ValueError("experiment_config is not an ExperimentConfig")
         ExperimentConfig.__post_init__(obj.experiment_config); ExperimentInstance.__post_init__(obj)

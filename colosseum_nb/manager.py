@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #fce3ac4e
+# %% ../nbs/11_manager.ipynb #c99ed697
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -24,6 +24,7 @@ from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
+from .config import result_settings, use_settings
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name
 
 # %% ../nbs/11_manager.ipynb #dff2c3e1
@@ -174,7 +175,7 @@ def continue_logs(logs:pd.DataFrame, # the logs of a `MDPLoop` run
     out[cols] = np.round(logs[cols].to_numpy(float) + shift, 5)
     return out
 
-# %% ../nbs/11_manager.ipynb #8ff65c8b
+# %% ../nbs/11_manager.ipynb #12fc6069
 def _fit_one(agent, mdp, budget:int, log_every:int, max_time:float, seed:int):
     "Run `agent` on `mdp` for `budget` steps; the loop's logs."
     loop = MDPLoop(mdp, agent, seed=seed)
@@ -184,11 +185,12 @@ def _fit_one(agent, mdp, budget:int, log_every:int, max_time:float, seed:int):
 _FORKED_MDPS = {}  # MDPs that forked workers inherit (with their computed values) instead of building them again
 
 def _process_fit(task):
-    "The work of one fit in a worker process: everything travels as plain data or importable classes."
-    agent_class, env, snap, build, budget, log_every, max_time, seed, key = task
-    mdp = _FORKED_MDPS.get(key) or build_env(env)
-    agent = agent_from_snapshot(snap, agent_class) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
-    logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
+    "The work of one fit in a worker process, with the manager's result settings: everything travels as plain data or importable classes."
+    agent_class, env, snap, build, budget, log_every, max_time, seed, key, settings = task
+    with use_settings(settings):
+        mdp = _FORKED_MDPS.get(key) or build_env(env)
+        agent = agent_from_snapshot(snap, agent_class) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
+        logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
 # %% ../nbs/11_manager.ipynb #79877e67
@@ -312,7 +314,7 @@ def _kwargs_of(self:ExperimentManager, k:int)->dict: return {**self.init_kwargs,
 def _new_agent(self:ExperimentManager, k:int, horizon:int):
     return _build_agent(self.agent_class, _child_seed(self.seed_sequence, k), make_mdp_spec(self._mdp), horizon, self._kwargs_of(k))
 
-# %% ../nbs/11_manager.ipynb #cd9d9053
+# %% ../nbs/11_manager.ipynb #656fb7cb
 @patch
 def _workers(self:ExperimentManager)->int:
     n = self.max_workers or ((os.cpu_count() or 1) * (1 if self.parallelization == 'process' else 5))
@@ -340,7 +342,7 @@ def _process_task(self:ExperimentManager, k, budget, log_every, max_time, seed):
     a = self._agents[k]
     snap = None if a is None else agent_snapshot(a, self._kwargs_of(k))
     build = (_child_seed(self.seed_sequence, k), budget, self._kwargs_of(k))
-    return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed, self.unique_id)
+    return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed, self.unique_id, result_settings())
 
 # %% ../nbs/11_manager.ipynb #33a83603
 @patch

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #c99ed697
+# %% ../nbs/11_manager.ipynb #835a3ea7
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -25,7 +25,7 @@ from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMN
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
 from .config import result_settings, use_settings
-from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name
+from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
 # %% ../nbs/11_manager.ipynb #dff2c3e1
 DEFAULT_OUTPUT_DIR = Path('colosseum_nb_data') / 'temp'  # rlberry's 'rlberry_data/temp', relative to the working directory
@@ -268,7 +268,7 @@ def _eval_kwargs(self:ExperimentManager, kw):
     _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
     return out
 
-# %% ../nbs/11_manager.ipynb #c0df3c4d
+# %% ../nbs/11_manager.ipynb #59ce7e05
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
@@ -286,6 +286,9 @@ def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_conte
 def _check_spawnable(self:ExperimentManager):
     "With 'spawn'/'forkserver' workers import the classes anew: classes defined in a notebook cannot be found there."
     if self.parallelization != 'process' or self.mp_context == 'fork': return
+    if main_reruns_in_workers(): raise RuntimeError(f"mp_context={self.mp_context!r} workers would run this script's top level again: "
+                                                   "use mp_context='fork' (the default where available), parallelization='thread', "
+                                                   "or put the script's code under `if __name__ == '__main__':`")
     main = sys.modules.get('__main__')
     for c in (self.agent_class, self.train_env[0], self.eval_env[0]):
         if getattr(c, '__module__', None) == '__main__' and not hasattr(main, '__file__'):

@@ -448,7 +448,7 @@ def _import_path()->str:
     extra = [p for p in extra if os.path.isdir(p) and not p.startswith(own)]
     return os.pathsep.join(dict.fromkeys(extra + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #c76be6d5
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #d51804f7
 class FreshWorkerProcess(ProcessInterface):
     "A dask worker under its nanny in a new Python process (`python -m distributed.cli.dask_spec`): nothing of the main script runs in it."
     def __init__(self, scheduler:str, # the scheduler's address
@@ -466,10 +466,14 @@ class FreshWorkerProcess(ProcessInterface):
         await super().start()
 
     async def close(self):
+        "Stop the worker as `dask spec` stops on a signal (its nanny and worker close and leave the scheduler), killing it after 10 s."
         if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                for child in psutil.Process(self.process.pid).children(recursive=True): child.kill()
-            self.process.kill(); await self.process.wait()
+            self.process.terminate()
+            try: await asyncio.wait_for(self.process.wait(), 10)
+            except asyncio.TimeoutError:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    for child in psutil.Process(self.process.pid).children(recursive=True): child.kill()
+                self.process.kill(); await self.process.wait()
         self.process = None
         await super().close()
 

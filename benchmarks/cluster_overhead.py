@@ -8,6 +8,10 @@
 2. Colosseum's episodic quick test (7 MDPs x 2 seeds x the episodic agents, 50,000 steps each) on SLURM with 2 worker
    jobs against in-process: both wall times and their ratio (`--no-slurm` skips 2 and 3).
 3. Time from `slurm_cluster(...)` to the first result (one tiny instance).
+4. Start-up of the default local cluster, both kinds side by side: dask's `LocalCluster` (what a notebook or a script run
+   as a module gets) and fresh worker processes (what a plain script or stdin gets: `local_cluster` starts each worker
+   with `python -m distributed.cli.dask_spec`, so that nothing of the script runs again), from the call to both workers
+   connected, and to the result of 20 tiny runs (`--no-startup` skips it).
 
 Run from the repository root: `PYTHONPATH=$PWD NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/cluster_overhead.py`. A
 local SLURM: `tools/slurm_localhost.sh start`. Timings on a shared machine are noisy: run it on a quiet one for figures.
@@ -103,15 +107,35 @@ def first_result(root):
     print(f"3. from slurm_cluster(...) to the first result: {dt:.1f} s (job start, worker start, kernel compilation, one tiny run)", flush=True)
 
 
+def startup(root, repeats=3):
+    "Seconds from `local_client(2)` to both workers connected, and to 20 tiny runs done, for each kind of local cluster."
+    import colosseum_nb.experiment.experiment_instances as ei
+    out = {}
+    for kind, reruns in (('LocalCluster', False), ('fresh processes', True)):
+        ei.main_reruns_in_workers = lambda reruns=reruns: reruns
+        ready, done = [], []
+        for r in range(repeats):
+            t0 = time.perf_counter()
+            with local_client(2) as client:
+                ready.append(time.perf_counter() - t0)
+                run_experiment_instances([tiny(s, root / f'startup_{r}_{reruns}') for s in range(20)], client=client, show_progress=False)
+                done.append(time.perf_counter() - t0)
+        out[kind] = (min(ready), min(done))
+    print("4. local cluster of 2 workers, best of {}: ".format(repeats) + '; '.join(
+        f"{k} ready in {a:.2f} s, 20 tiny runs done in {b:.2f} s" for k, (a, b) in out.items()), flush=True)
+
+
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--n-tiny', type=int, default=2000)
     ap.add_argument('--no-slurm', action='store_true')
+    ap.add_argument('--no-startup', action='store_true')
     ap.add_argument('--agents', default=','.join(QUICK_AGENTS))
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix='cluster_overhead_'))
     print(f"results in {root}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
     overhead(root, args.n_tiny)
+    if not args.no_startup: startup(root)
     if args.no_slurm: raise SystemExit(0)
     problem = slurm_problem()
     if problem: raise SystemExit(f"no SLURM ({problem}): start one with tools/slurm_localhost.sh start, or pass --no-slurm")

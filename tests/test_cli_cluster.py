@@ -7,25 +7,15 @@ from pathlib import Path
 import pytest
 import distributed
 from colosseum_nb import config
-from colosseum_nb.cluster import slurm_problem
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, save_instances_to_folder
 from colosseum_nb.experiment.experiment_instances import run_experiment_instances, WORKER_ENV
 from cluster_faults import table
 from test_cli import run_cli, assert_clean_error
 
 pytestmark = pytest.mark.timeout(900)
-IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 SMALL = ['--seeds', '1', '--steps', '2000', '--log-every', '500', '--agents', 'QLearningContinuous', 'RandomAgentContinuous', '--no-progress', '--no-analysis']
 # runs of a few seconds each, so that a task can be cancelled while it runs
 LONG = ExperimentConfig(n_seeds=1, n_steps=6_000_000, max_interaction_time_s=600, log_performance_indicators_every=1_000_000)
-
-
-@pytest.fixture(scope='module')
-def slurm_ok():
-    problem = slurm_problem()
-    if problem is not None:
-        if IN_CI: pytest.fail(f"SLURM is required in CI but cannot be used: {problem}", pytrace=False)
-        pytest.skip(f"no usable SLURM here ({problem}); `tools/slurm_localhost.sh start` starts one on this machine")
 
 
 def logs_of(folder):

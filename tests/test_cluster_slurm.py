@@ -5,27 +5,18 @@ skipped with the reason."""
 import os, subprocess, threading, time
 import pytest
 import distributed
-from colosseum_nb.cluster import slurm_cluster, slurm_problem
+from colosseum_nb.cluster import slurm_cluster
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance, save_instances_to_folder
 from colosseum_nb.experiment.experiment_instances import run_experiment_instances
 from cluster_faults import SLOW, table, run_and_kill_midway
 
 pytestmark = pytest.mark.timeout(600)
-IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 CFG = ExperimentConfig(n_seeds=1, n_steps=3000, max_interaction_time_s=600, log_performance_indicators_every=500)
 
 
 def inst(seed, folder, cfg=CFG, mdp='RiverSwimEpisodic', agent='QLearningEpisodic', size=5):
     return ExperimentInstance(seed, mdp, 'prms_0', None, agent, 'prms_0', None, str(folder), cfg,
                               mdp_gin_text=f'prms_0/{mdp}.size = {size}')
-
-
-@pytest.fixture(scope='module')
-def slurm_ok():
-    problem = slurm_problem()
-    if problem is not None:
-        if IN_CI: pytest.fail(f"SLURM is required in CI but cannot be used: {problem}", pytrace=False)
-        pytest.skip(f"no usable SLURM here ({problem}); `tools/slurm_localhost.sh start` starts one on this machine")
 
 
 @pytest.fixture(scope='class')

@@ -34,7 +34,7 @@ def test_run_summary_and_resume(tmp_path, rivers):
     assert rows[2].count('(4)') == 4 and rows[2].split()[-1] in agents, rows[2]
     res = tmp_path / 'res' / 'rivers'
     assert len(list(res.glob('logs/*/seed*_logs.csv'))) == 2 * 4 * 2
-    assert sorted(p.name for p in res.iterdir()) == ['agents_configs', 'experiment_config.yml', 'logs', 'mdp_configs']
+    assert sorted(p.name for p in res.iterdir()) == ['agents_configs', 'colosseum_nb_settings.yml', 'experiment_config.yml', 'logs', 'mdp_configs']
     before = snapshot(res)
     r = run_cli('run', '--benchmark', rivers, '--results', tmp_path / 'res', *SHORT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr

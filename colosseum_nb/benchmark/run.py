@@ -9,7 +9,7 @@ __all__ = ['cached_agent_gin', 'agents_configs_from', 'agent_scopes', 'parse_gin
            'instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt', 'run_instances',
            'run_benchmarks']
 
-# %% ../../nbs/07a_benchmark.run.ipynb #518ba0e0
+# %% ../../nbs/07a_benchmark.run.ipynb #7cb43231
 import os, re, sys, ast, time, inspect
 from pathlib import Path
 from collections.abc import Mapping
@@ -20,7 +20,7 @@ from ..experiment.experiment_instance import ExperimentInstance
 from ..experiment.agent_mdp_interaction import precompile
 from ..utils import atomic_write, did_you_mean
 from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, run_experiment_instances,
-                                                          is_complete, local_client)
+                                                          is_complete, local_client, check_settings)
 
 # %% ../../nbs/07a_benchmark.run.ipynb #5409bf70
 _BINDING = re.compile(r'^\s*(?:(?P<scope>[\w.]+)/)?(?P<cls>[A-Za-z_]\w*)\.(?P<param>[A-Za-z_]\w*)\s*=(?P<value>.*)$')
@@ -241,7 +241,7 @@ def instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt(
     "Instantiate the benchmarks in the hyperparameter-optimisation root; return their experiment instances."
     return _instantiate_pairs(agents_and_benchmarks, lambda b: b.get_hyperopt_benchmark_log_folder(), gin_overrides)
 
-# %% ../../nbs/07a_benchmark.run.ipynb #a725d943
+# %% ../../nbs/07a_benchmark.run.ipynb #43cd7f5b
 def _to_compile(instances)->tuple:
     "(agent classes of the runs not done yet, sorted by name; number of such runs) among the `ExperimentInstance`s of `instances`."
     todo = [i for i in instances if isinstance(i, ExperimentInstance) and not is_complete(i)]
@@ -256,11 +256,12 @@ def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled o
                   n_cores:int=None, # local processes (default: `config.get_available_cores()`)
                   progress:bool=None, # show progress bars (default: `config.is_verbose()`)
                   desc:str='runs', # the progress bar's label
-                  client=None # a dask `distributed.Client` (default: a `LocalCluster` of `n_cores` workers)
+                  client=None # a dask `distributed.Client` (default: a `local_cluster` of `n_cores` workers)
                  ):
     "Run the instances not done yet (resuming), with progress bars, after compiling their agents' loops; return `run_experiment_instances`'s summary."
     n_cores, progress = n_cores or config.get_available_cores(), config.is_verbose() if progress is None else progress
     instances = list(instances)
+    check_settings([i for i in instances if isinstance(i, ExperimentInstance)])  # refused before anything compiles
     classes, n_todo = _to_compile(instances)
     if client is not None: return _run_on(client, instances, classes, progress, desc)
     if n_cores > 1 and n_todo > 1:

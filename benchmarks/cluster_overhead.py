@@ -1,7 +1,7 @@
 """The cost of running experiment instances on dask, three figures:
 
 1. Overhead: `--n-tiny` tiny instances (2,000 by default, about a millisecond of interaction each) on a 2-worker
-   LocalCluster, against their summed in-process run time divided by 2 (target: within 2x). The cluster is warm (its
+   local cluster (`local_client(2)`: fresh worker processes, since this runs as a script), against their summed in-process run time divided by 2 (target: within 2x). The cluster is warm (its
    workers started and the agent's kernels compiled), so the figure is the scheduling cost; the cold figure (cluster
    start and compilation included) is printed too, and so is the time of the same runs split by hand over the two
    workers (one task each): the part of the gap that is the machine, not the scheduling.
@@ -61,7 +61,7 @@ def overhead(root, n):
         raw = time.perf_counter() - t1
     cold = time.perf_counter() - t0
     assert len(here.done) == len(s.done) == n
-    print(f"1. {n} tiny instances: in-process sum {summed:.2f} s ({1e3 * summed / n:.2f} ms each); 2-worker LocalCluster "
+    print(f"1. {n} tiny instances: in-process sum {summed:.2f} s ({1e3 * summed / n:.2f} ms each); 2-worker local cluster "
           f"{warm:.2f} s warm ({cold:.2f} s with cluster start and compilation); target {summed:.2f} s (2 x sum/2): "
           f"warm/(sum/2) = {warm / (summed / 2):.2f}. The same runs split by hand over the two workers (one task each, no "
           f"scheduling) take {raw:.2f} s: run_experiment_instances/by hand = {warm / raw:.2f} (the rest is the machine: "

@@ -365,7 +365,7 @@ NO_REGRET = RegretKernels(_no_regret, _no_behaviour_regret, _no_step_regret)
 _LOOP_OUT = 4   # length of the loop's `out` array
 RAW_WIDTH = 9   # columns of a log row: step, regret, normalised regret, expected reward, reward, seconds, behaviour regret, normalised behaviour regret, realised regret
 
-# %% ../../nbs/05_agent.base.ipynb #33f699bf
+# %% ../../nbs/05_agent.base.ipynb #7b9d77dc
 _LOOP_TEMPLATE = """
 import numpy as np
 def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, pib, fallback, raw, opt_tol, t_start, out, S_out, A_out, R_out):
@@ -415,7 +415,6 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
             else: changed = False
             rg, nr, er, failed = regret(rws, pi, changed, sp, s0)
             if fallback: failed = bregret(rws, pi, changed) or failed
-            elif not episodic: failed = bregret(rws, pib, behaviour(st, pib)) or failed
             if failed:
                 if failures == 0: first_failure = t
                 failures += 1
@@ -427,6 +426,10 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
             window[nw % 10] = nr; nw += 1
             if training and t > 0.2 * T and nw >= 10 and np.all(np.abs(window) <= opt_tol) and abs(nr) <= 1e-8:
                 training = False; stopped_optimal = t
+        if not episodic and not fallback and log_every > 0 and t % log_every == 0:
+            if bregret(rws, pib, behaviour(st, pib)):
+                if failures == 0: first_failure = t
+                failures += 1
         since += 1; cr += r
         cb += db; cbn += dbn; crl += opt - r
         s = sp; h += 1
@@ -457,10 +460,10 @@ def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
     "The interaction loop compiled with an agent's kernels (loaded from numba's disk cache when it can be)."
     k = NO_REGRET if regret is None else regret
     names = dict(fns._asdict(), regret=k.policy, bregret=k.behaviour, bstep=k.step, _clock=_clock, _sample_start=_sample_start, _sample_step=_sample_step)
-    if names['behaviour'] is None: names['behaviour'] = _no_behaviour
+    if names.get('behaviour') is None: names['behaviour'] = _no_behaviour   # a `NumbaAgentFns` without it, or a tuple of the six fields before it
     return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-# %% ../../nbs/05_agent.base.ipynb #0c48a546
+# %% ../../nbs/05_agent.base.ipynb #c17a2b63
 def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     "The agent's policy `name` as a float64 array of `shape` (an extra stage `H` is dropped; `None` stays `None`)."
     pi = getattr(agent, name)
@@ -513,12 +516,12 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
                 if not episodic and not fallback: read_behaviour(t)
         if t > 0 and log_every > 0 and t % log_every == 0:
             rg, nr, er = evaluate(t, sp, s0)
-            if not episodic and not fallback: read_behaviour(t)
             creg += rg * since; cnreg += nr * since; cer += er * since
             raw[nrow] = (t, creg, cnreg, cer, cr, time.perf_counter() - t_start, cb, cbn, crl); nrow += 1; since = 0
             window = (window + [nr])[-10:]
             if training and t > 0.2 * T and len(window) == 10 and all(abs(x) <= opt_tol for x in window) and abs(nr) <= 1e-8:
                 training, stopped_optimal = False, t
+        if not episodic and not fallback and log_every > 0 and t % log_every == 0: read_behaviour(t)
         since += 1; cr += r
         cb += db; cbn += dbn; crl += opt - r
         s, h, ts = sp, h + 1, ts_next
@@ -533,7 +536,7 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
     out[:] = (last_training, stopped_optimal, failures, first_failure)
     return nrow + 1
 
-# %% ../../nbs/05_agent.base.ipynb #e1c9115f
+# %% ../../nbs/05_agent.base.ipynb #4832f741
 def _mdp_arrays(mdp)->tuple:
     "The MDP as the arrays the loop samples from: `(ptr, nxt, prob, reward kind, reward parameters, lo, hi, starts, start probabilities, H or 0)`."
     sp = mdp.sparse; lo, hi = mdp.rewards_range
@@ -542,8 +545,8 @@ def _mdp_arrays(mdp)->tuple:
 
 def _has_behaviour(agent, use_numba)->bool:
     "Whether the agent exposes the policy it acts with (a `behaviour` kernel, or a `behaviour_policy` that is not `None`)."
-    if use_numba: return agent.numba_agent.fns.behaviour is not None
-    return agent.behaviour_policy is not None
+    if use_numba: return getattr(agent.numba_agent.fns, 'behaviour', None) is not None
+    return getattr(agent, "behaviour_policy", None) is not None
 
 def play(agent, # the agent
          m:tuple, # `_mdp_arrays(mdp)`

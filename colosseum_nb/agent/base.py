@@ -330,7 +330,7 @@ def clear_loop_cache():
     if folder is None: return
     for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
-# %% ../../nbs/05_agent.base.ipynb #a6bcc206
+# %% ../../nbs/05_agent.base.ipynb #d05d1a35
 @numba.njit(cache=True)   # no `nogil`: it is called from loops that released the GIL, and its `objmode` block takes the GIL back itself
 def _clock():
     "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
@@ -347,7 +347,7 @@ def _no_regret(ws, pi, changed, s_cur, s0):
     return 0.0, 0.0, 0.0, False
 
 @kernel
-def _no_behaviour_regret(ws, pib, changed):
+def _no_behaviour_regret(ws, pib, changed, s0):
     "Nothing to evaluate, no failure."
     return False
 
@@ -365,7 +365,7 @@ NO_REGRET = RegretKernels(_no_regret, _no_behaviour_regret, _no_step_regret)
 _LOOP_OUT = 4   # length of the loop's `out` array
 RAW_WIDTH = 9   # columns of a log row: step, regret, normalised regret, expected reward, reward, seconds, behaviour regret, normalised behaviour regret, realised regret
 
-# %% ../../nbs/05_agent.base.ipynb #7b9d77dc
+# %% ../../nbs/05_agent.base.ipynb #a84dbff7
 _LOOP_TEMPLATE = """
 import numpy as np
 def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_every, max_time, check_every, seed, rws, pi, pib, fallback, raw, opt_tol, t_start, out, S_out, A_out, R_out):
@@ -383,10 +383,10 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
     nr = 0.0; failures = 0; first_failure = -1
     if fallback:
         policy(st, pi)   # not `have_pi`: the first log evaluates the reported policy in full
-        bfailed = bregret(rws, pi, True)
+        bfailed = bregret(rws, pi, True, s0)
     else:
         behaviour(st, pib)
-        bfailed = bregret(rws, pib, True)
+        bfailed = bregret(rws, pib, True, s0)
     if bfailed:
         failures += 1; first_failure = 0
     for t in range(T):
@@ -405,7 +405,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
             if is_episode_end(st, s, a, sp, h, terminal):
                 episode_end_update(st)
                 if not episodic and not fallback:
-                    if bregret(rws, pib, behaviour(st, pib)):
+                    if bregret(rws, pib, behaviour(st, pib), s0):
                         if failures == 0: first_failure = t
                         failures += 1
         if t > 0 and log_every > 0 and t % log_every == 0:
@@ -414,7 +414,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
                 changed = policy(st, pi) or not have_pi; have_pi = True
             else: changed = False
             rg, nr, er, failed = regret(rws, pi, changed, sp, s0)
-            if fallback: failed = bregret(rws, pi, changed) or failed
+            if fallback: failed = bregret(rws, pi, changed, s0) or failed
             if failed:
                 if failures == 0: first_failure = t
                 failures += 1
@@ -427,7 +427,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
             if training and t > 0.2 * T and nw >= 10 and np.all(np.abs(window) <= opt_tol) and abs(nr) <= 1e-8:
                 training = False; stopped_optimal = t
         if not episodic and not fallback and log_every > 0 and t % log_every == 0:
-            if bregret(rws, pib, behaviour(st, pib)):
+            if bregret(rws, pib, behaviour(st, pib), s0):
                 if failures == 0: first_failure = t
                 failures += 1
         since += 1; cr += r
@@ -435,10 +435,10 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
         s = sp; h += 1
         if terminal:
             s = _sample_start(starts, sprobs); s0 = s; h = 0
-            if not fallback:
-                if bregret(rws, pib, behaviour(st, pib)):
-                    if failures == 0: first_failure = t
-                    failures += 1
+            bfailed = bregret(rws, pi, False, s0) if fallback else bregret(rws, pib, behaviour(st, pib), s0)
+            if bfailed:
+                if failures == 0: first_failure = t
+                failures += 1
     if training or not have_pi:
         changed = policy(st, pi) or not have_pi
     else: changed = False
@@ -463,7 +463,7 @@ def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
     if names.get('behaviour') is None: names['behaviour'] = _no_behaviour   # a `NumbaAgentFns` without it, or a tuple of the six fields before it
     return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-# %% ../../nbs/05_agent.base.ipynb #c17a2b63
+# %% ../../nbs/05_agent.base.ipynb #d933386b
 def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     "The agent's policy `name` as a float64 array of `shape` (an extra stage `H` is dropped; `None` stays `None`)."
     pi = getattr(agent, name)
@@ -493,14 +493,15 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
         nonlocal pi
         if training or pi is None: pi = _agent_policy(agent, pi_shape)
         rg, nr, er, failed = regret_fn(rws, pi, True, s_cur, s0)
-        if fallback: failed = bregret(rws, pi, True) or failed
+        if fallback: failed = bregret(rws, pi, True, s0) or failed
         if failed: fail(t)
         return rg, nr, er
-    def read_behaviour(t):
-        if bregret(rws, _agent_policy(agent, pi_shape, 'behaviour_policy'), True): fail(t)
+    def read_behaviour(t, s0):
+        if bregret(rws, _agent_policy(agent, pi_shape, 'behaviour_policy'), True, s0): fail(t)
     if fallback:
-        if bregret(rws, _agent_policy(agent, pi_shape), True): fail(0)
-    else: read_behaviour(0)
+        pi = _agent_policy(agent, pi_shape)
+        if bregret(rws, pi, True, s0): fail(0)
+    else: read_behaviour(0, s0)
     for t in range(T):
         if timed and training and time.perf_counter() - t_start > max_time - 0.5: training, last_training = False, t
         a = int(agent.select_action(ts, h))
@@ -513,7 +514,7 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
             agent.step_update(ts, a, ts_next, h)
             if agent.is_episode_end(ts, a, ts_next, h):
                 agent.episode_end_update()
-                if not episodic and not fallback: read_behaviour(t)
+                if not episodic and not fallback: read_behaviour(t, s0)
         if t > 0 and log_every > 0 and t % log_every == 0:
             rg, nr, er = evaluate(t, sp, s0)
             creg += rg * since; cnreg += nr * since; cer += er * since
@@ -521,14 +522,15 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
             window = (window + [nr])[-10:]
             if training and t > 0.2 * T and len(window) == 10 and all(abs(x) <= opt_tol for x in window) and abs(nr) <= 1e-8:
                 training, stopped_optimal = False, t
-        if not episodic and not fallback and log_every > 0 and t % log_every == 0: read_behaviour(t)
+        if not episodic and not fallback and log_every > 0 and t % log_every == 0: read_behaviour(t, s0)
         since += 1; cr += r
         cb += db; cbn += dbn; crl += opt - r
         s, h, ts = sp, h + 1, ts_next
         if terminal:
             s = int(_sample_start(starts, sprobs)); s0, h = s, 0
             ts = TimeStep(StepType.FIRST, None, None, s)
-            if not fallback: read_behaviour(t)
+            if not fallback: read_behaviour(t, s0)
+            elif bregret(rws, pi, False, s0): fail(t)
     rg, nr, er, failed = regret_fn(rws, pi if not training and pi is not None else _agent_policy(agent, pi_shape), True, s, s0)
     if failed: fail(T - 1)
     creg += rg * since; cnreg += nr * since; cer += er * since

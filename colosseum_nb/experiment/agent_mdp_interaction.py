@@ -30,18 +30,28 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c7249baa
 _TOL, _MAX_ITER = 1e-12, 100_000
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ee65d25e
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #f94d22d2
 _CACHE_K = 8
 
 @kernel
-def _cache_lookup(cache_pi, meta, pi, changed):
-    "Slot of `pi` in the cache (-1 if absent); `meta` = [n cached, next slot, last slot, misses, hits]."
-    if not changed and meta[0] > 0: return meta[2]
+def _cache_lookup(cache_pi, ch, meta, pi, changed):
+    "(slot of `pi` in the cache (-1 if absent), its checksum); `ch` holds the checksums of the cached policies, `meta` = [n cached, next slot, last slot, misses, hits]."
+    if not changed and meta[0] > 0: return meta[2], ch[meta[2]]
     flat = pi.ravel()
+    h = _checksum(flat)
     for i in range(meta[0]):
         slot = (meta[2] - i) % cache_pi.shape[0]
-        if _same(cache_pi[slot].ravel(), flat): return slot
-    return -1
+        if ch[slot] == h and _same(cache_pi[slot].ravel(), flat): return slot, h
+    return -1, h
+
+@kernel
+def _checksum(x):
+    "A weighted sum of a flat array: equal arrays have equal sums, so only a policy with the sum of a cached one is compared in full."
+    h0, h1, h2, h3, n = 0.0, 0.0, 0.0, 0.0, x.shape[0]
+    for i in range(0, n - 3, 4):   # four sums, so that the additions do not wait for one another
+        h0 += x[i]; h1 += x[i + 1] * 1.37; h2 += x[i + 2] * 1.61; h3 += x[i + 3] * 1.83
+    for i in range(n - n % 4, n): h0 += x[i] * 2.09
+    return h0 + h1 * 1.11 + h2 * 1.29 + h3 * 1.47
 
 @kernel
 def _same(x, y):
@@ -51,10 +61,10 @@ def _same(x, y):
     return True
 
 @kernel
-def _cache_store(cache_pi, meta, pi):
-    "Store `pi` in the next slot of the cache and return the slot."
+def _cache_store(cache_pi, ch, meta, pi, h):
+    "Store `pi` (checksum `h`) in the next slot of the cache and return the slot."
     slot = meta[1]
-    cache_pi[slot].ravel()[:] = pi.ravel()
+    cache_pi[slot].ravel()[:] = pi.ravel(); ch[slot] = h
     meta[1] = (slot + 1) % cache_pi.shape[0]; meta[0] = min(meta[0] + 1, cache_pi.shape[0]); meta[2] = slot
     return slot
 
@@ -68,7 +78,7 @@ def _relabel(pi, order):
 @kernel
 def _continuous_regret(ws, pi, changed, s_cur, s0):
     "(r, nr, expected reward, the gain solver failed) of the stationary policy `pi` from state `s_cur`."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order, lim, bw = ws
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order, lim, bw, ch = ws
     slot, failed = _continuous_slot(ws, pi, changed)
     rho = cache_v[slot, s_cur]
     r = consts[0] - rho
@@ -78,13 +88,13 @@ def _continuous_regret(ws, pi, changed, s_cur, s0):
 @kernel
 def _continuous_slot(ws, pi, changed):
     "Cache slot of the gains of `pi` (evaluated if absent), and whether the gain solver failed."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order, lim, bw = ws
-    slot = _cache_lookup(cache_pi, meta, pi, changed)
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, warm, order, lim, bw, ch = ws
+    slot, h = _cache_lookup(cache_pi, ch, meta, pi, changed)
     failed = False
     if slot < 0:
         g, status = _policy_state_gains(ptr, nxt, prob, R, _relabel(pi, order), warm, consts[2], lim[0], lim[1], float(lim[2]))
         failed = status != 0
-        slot = _cache_store(cache_pi, meta, pi); meta[3] += 1
+        slot = _cache_store(cache_pi, ch, meta, pi, h); meta[3] += 1
         for i in range(order.shape[0]): cache_v[slot, order[i]] = g[i]
     else:
         meta[2] = slot; meta[4] += 1
@@ -93,7 +103,7 @@ def _continuous_slot(ws, pi, changed):
 @kernel
 def _episodic_regret(ws, pi, changed, s_cur, s0):
     "(r, nr, expected reward, False) of the policy `pi` (H, S, A) for an episode started in `s0` (backward induction cannot fail)."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst, bw = ws
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst, bw, ch, dd = ws
     H = cache_pi.shape[1]
     V0 = cache_v[_episodic_slot(ws, pi, changed)]
     gap = max(Vstar[s0] - V0[s0], 0.0)
@@ -105,18 +115,18 @@ def _episodic_regret(ws, pi, changed, s_cur, s0):
 @kernel
 def _episodic_slot(ws, pi, changed):
     "Cache slot of the first-stage values of `pi` (evaluated if absent)."
-    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst, bw = ws
-    slot = _cache_lookup(cache_pi, meta, pi, changed)
+    ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst, bw, ch, dd = ws
+    slot, h = _cache_lookup(cache_pi, ch, meta, pi, changed)
     if slot < 0:
         V0 = _policy_first_values(ptr, nxt, prob, R, pi)
-        slot = _cache_store(cache_pi, meta, pi); cache_v[slot] = V0; meta[3] += 1
+        slot = _cache_store(cache_pi, ch, meta, pi, h); cache_v[slot] = V0; meta[3] += 1
     else:
         meta[2] = slot; meta[4] += 1
     return slot
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d3d3da0d
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #5858bc91
 @kernel
-def _continuous_behaviour_regret(ws, pib, changed):
+def _continuous_behaviour_regret(ws, pib, changed, s0):
     "Evaluate the behaviour policy `pib` into `ws`'s `bw` (its gain from every state); whether the gain solver failed."
     if not changed: return False
     cache_v, meta, bw = ws[6], ws[7], ws[11]
@@ -134,13 +144,31 @@ def _continuous_step_regret(ws, s, s0):
     return d, d / (consts[0] - consts[1]), consts[0]
 
 @kernel
-def _episodic_behaviour_regret(ws, pib, changed):
-    "Evaluate the behaviour policy `pib` (H, S, A) into `ws`'s `bw` (its first-stage values); backward induction cannot fail."
-    if not changed: return False
-    cache_v, meta, bw = ws[6], ws[7], ws[11]
-    last = meta[2]
-    bw[:] = cache_v[_episodic_slot(ws, pib, True)]; meta[2] = last
+def _episodic_behaviour_regret(ws, pib, changed, s0):
+    "Make `ws`'s `bw[s0]` the first-stage value of the behaviour policy `pib` (H, S, A) from `s0` (NaN: not known yet); the evaluation cannot fail."
+    ptr, nxt, prob, R, bw, dd = ws[0], ws[1], ws[2], ws[3], ws[11], ws[13]
+    if changed: bw[:] = np.nan
+    if np.isnan(bw[s0]): bw[s0] = _start_value(ptr, nxt, prob, R, pib, s0, dd[0], dd[1])
     return False
+
+@kernel
+def _start_value(ptr, nxt, prob, R, pi, s0, d, dn):
+    "`V_pi[0, s0]` of the policy `pi` (H, S, A) by pushing the distribution of the state forward from `s0` (work only where it is positive)."
+    H, S, A = pi.shape
+    d[:] = 0.0; d[s0] = 1.0
+    v = 0.0
+    for h in range(H):
+        dn[:] = 0.0
+        for s in range(S):
+            w = d[s]
+            if w == 0.0: continue
+            for a in range(A):
+                wp = w * pi[h, s, a]
+                if wp == 0.0: continue
+                v += wp * R[s, a]
+                for k in range(ptr[s * A + a], ptr[s * A + a + 1]): dn[nxt[k]] += wp * prob[k]
+        d, dn = dn, d
+    return v
 
 @kernel
 def _episodic_step_regret(ws, s, s0):
@@ -267,7 +295,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #4917bbb0
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #9ef5d3b1
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -314,11 +342,11 @@ def _workspace(self:MDPLoop):
     common = (sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.array([o, w, self.gain_limits['tol']]),
               np.zeros((K,) + shape), np.zeros((K, S)), np.zeros(5, np.int64))
     if mdp.is_episodic():
-        return EPISODIC_REGRET, common + (np.asarray(mdp.mu, float), Vo, Vw, np.zeros(S)), shape, (o, w, rd)
+        return EPISODIC_REGRET, common + (np.asarray(mdp.mu, float), Vo, Vw, np.full(S, np.nan), np.zeros(K), np.zeros((2, S))), shape, (o, w, rd)
     order = _band_order(sp.ptr, sp.nxt, S, A)
     gl = self.gain_limits
     lim = np.array([gl['max_iter'], gl['mem_cap'], int(gl['work_cap'])], np.int64)
-    return CONTINUOUS_REGRET, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim, np.zeros(S)), shape, (o, w, rd)
+    return CONTINUOUS_REGRET, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim, np.zeros(S), np.zeros(K)), shape, (o, w, rd)
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c0e2aea2
 @patch

@@ -157,7 +157,7 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #c0606bd5
+# %% ../nbs/08_cli.ipynb #e79c0c20
 def _cell(m, sd, n, c):
     "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
     if pd.isna(m): return '-'
@@ -266,7 +266,7 @@ def hyperopt_command(args)->int:
     print(f"\n{len(insts)} runs in {total:.1f} s; results in: {root}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #5316c70c
+# %% ../nbs/08_cli.ipynb #a3f8f3d4
 def _add_analyse_parser(sub):
     a = sub.add_parser('analyse', help='tables (CSV, LaTeX) and figures (PNG, PDF) of a results folder',
                        description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")

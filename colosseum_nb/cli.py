@@ -178,14 +178,27 @@ def _cell(m, sd, n, c):
     if pd.isna(m): return '-'
     return f"{m:.3f} ± {sd:.3f} ({int(n)}{f', {int(c)} cut*' if c else ''})"
 
+def _pair(bm, bsd, m, sd, n, c):
+    "'behaviour mean ± std [Colosseum's mean ± std] (seeds)' of one entry ('n/a' for a behaviour regret the logs do not have)."
+    if pd.isna(m): return '-'
+    head = 'n/a' if pd.isna(bm) else f"{bm:.3f} ± {bsd:.3f}"
+    return f"{head} [{m:.3f} ± {sd:.3f}] ({int(n)}{f', {int(c)} cut*' if c else ''})"
+
+_BEHAVIOUR = 'behaviour_normalized_cumulative_regret'
+
 def summary_table(folder # a benchmark's results folder
                  )->pd.DataFrame:
-    "Per MDP and agent (configuration): 'mean ± std (seeds)' of the final normalised cumulative regret per step, time-cut runs flagged '*', the average over MDPs and the best agent."
+    "Per MDP and agent (configuration): 'behaviour regret [Colosseum's regret] (seeds)', final normalised regrets per step as mean ± std over seeds, time-cut runs flagged '*', the average over MDPs and the best agent by the behaviour regret."
     if not log_files(folder): return pd.DataFrame()
-    t = results_summary_table(load_results(folder, hardness=False))
+    df = load_results(folder, hardness=False)
+    t = results_summary_table(df)
+    b = results_summary_table(df, _BEHAVIOUR) if _BEHAVIOUR in df and df[_BEHAVIOUR].notna().any() else None
     agents = [a for a in dict.fromkeys(t.columns.get_level_values(0)) if a]
-    out = pd.DataFrame({a: [_cell(*v) for v in zip(*(t[(a, k)] for k in ('mean', 'std', 'n_seeds', 'n_time_cut')))] for a in agents}, index=list(t.index))
-    out['best'] = t[('', 'best')].to_numpy()
+    bcols = (lambda a, k: b[(a, k)]) if b is not None else (lambda a, k: pd.Series(float('nan'), index=t.index))
+    out = pd.DataFrame({a: [_pair(*v) for v in zip(bcols(a, 'mean'), bcols(a, 'std'), *(t[(a, k)] for k in ('mean', 'std', 'n_seeds', 'n_time_cut')))]
+                        for a in agents}, index=list(t.index))
+    out['best'] = (b if b is not None else t)[('', 'best')].to_numpy()
+    out.attrs['headline'] = 'behaviour' if b is not None else 'colosseum'
     if all(a.startswith('prms_0-') for a in agents):  # one configuration per agent: its name suffices
         out = out.rename(columns=lambda c: c.removeprefix('prms_0-')).assign(best=out.best.str.removeprefix('prms_0-'))
     out.attrs['n_time_cut'] = int(sum(t.loc[t.index != 'Average', (a, 'n_time_cut')].sum() for a in agents))
@@ -194,7 +207,9 @@ def summary_table(folder # a benchmark's results folder
 def _print_summary(folders):
     for f in folders:
         t = summary_table(f)
-        print(f"\n{Path(f).name}: final normalised cumulative regret / steps, mean ± std over seeds (completed seeds)")
+        head = ("behaviour regret (of the policy the agent acts with) [Colosseum's cumulative_regret (of the policy it reports)]"
+                if t.attrs.get('headline') == 'behaviour' else "Colosseum's cumulative_regret [the same] (these logs predate the behaviour regret)")
+        print(f"\n{Path(f).name}: final normalised regret / steps, mean ± std over seeds: {head} (completed seeds); best by the first")
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
 
@@ -304,7 +319,7 @@ def _add_analyse_parser(sub):
                        description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")
     a.add_argument('folder', metavar='FOLDER', help='a benchmark results folder, a folder of several, or a hyperparameter-optimisation folder')
     a.add_argument('--out', metavar='DIR', help='where to write (default: FOLDER/analysis)')
-    a.add_argument('--indicators', nargs='+', metavar='NAME', help='indicators of the tables and curves (default: normalised and plain cumulative regret, cumulative reward)')
+    a.add_argument('--indicators', nargs='+', metavar='NAME', help='indicators of the tables and curves, any log column (default: normalised behaviour regret, normalised and plain cumulative regret, realised regret, cumulative reward, those the logs have)')
     a.add_argument('--no-hardness', action='store_true', help='skip the hardness measures and the hardness-space plot')
     a.add_argument('--reps', type=_positive(int), default=2000, metavar='N', help='bootstrap samples of the confidence intervals (default: %(default)s)')
     a.set_defaults(func=analyse_command)
@@ -312,7 +327,7 @@ def _add_analyse_parser(sub):
 def analyse_command(args)->int:
     "Write the tables and figures of a results folder."
     out = Path(args.out) if args.out else Path(args.folder) / 'analysis'
-    written = analyse(args.folder, out, indicators=args.indicators or DEFAULT_INDICATORS, hardness=not args.no_hardness, reps=args.reps)
+    written = analyse(args.folder, out, indicators=args.indicators or None, hardness=not args.no_hardness, reps=args.reps)
     print(f"{len(written)} files (tables: .csv, .tex; figures: .png, .pdf) in {out}")
     return 0
 

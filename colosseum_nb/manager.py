@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from .utils import make_mdp_spec, MDPSpec
 from .mdp.base import RewardDist, BaseMDP
 from .dynamic_programming import episodic_policy_evaluation, policy_gain
-from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS
+from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS, AGENT_INDICATORS
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
 from .config import result_settings, use_settings
@@ -542,7 +542,7 @@ def save(self:ExperimentManager)->Path:
     written.add('manager_obj.pickle'); self._written = written
     return _dump(self.output_dir / 'manager_obj.pickle', 'manager', self._state())
 
-# %% ../nbs/11_manager.ipynb #c0822e42
+# %% ../nbs/11_manager.ipynb #bbb121f9
 def _env_from(state, name):
     cls_name, kw = state
     return (mdp_class_from_name(cls_name), _decode(kw))
@@ -571,7 +571,7 @@ def _from_state(cls:ExperimentManager, st:dict, folder:Path):
     self.seed_sequence = np.random.SeedSequence(_decode(st['entropy']), spawn_key=tuple(st['spawn_key']))
     self.unique_id, self.outdir_id_style, self.output_dir = st['unique_id'], st['outdir_id_style'], Path(folder)
     self.n_fit_calls, self._eval_calls, self.fit_times, self._written = int(st['n_fit_calls']), int(st['eval_calls']), list(st['fit_times']), set(st['written'])
-    self._logs = [None if l is None else pd.DataFrame({c: _decode(v) for c, v in l.items()})[list(LOG_COLUMNS)] for l in st['logs']]
+    self._logs = [None if l is None else pd.DataFrame({c: _decode(v) for c, v in l.items()}).reindex(columns=list(LOG_COLUMNS)) for l in st['logs']]   # a snapshot older than the behaviour indicators: NaN
     if len(self._logs) != self.n_fit: raise ValueError(f"{len(self._logs)} logs for n_fit={self.n_fit}")
     self._agents = [self._load_handler(k) for k in range(self.n_fit)]
     return self
@@ -620,7 +620,7 @@ def generate_profile(self:ExperimentManager, budget:int=None, # steps of the pro
     pstats.Stats(prof).sort_stats('cumulative').print_stats(20)
     return fname
 
-# %% ../nbs/11_manager.ipynb #0310d142
+# %% ../nbs/11_manager.ipynb #d61dc00f
 def _grid(space:dict, n_points:int)->list:
     "Every configuration of a regular grid with `n_points` per dimension (range ends included)."
     axes = [np.linspace(lo, hi, n_points) if n_points > 1 else np.array([(lo + hi) / 2]) for lo, hi in space.values()]
@@ -642,7 +642,7 @@ def _trial_score(self:ExperimentManager, params:dict, n_fit:int, custom_eval_fun
     chunks = self._chunks
     for i, b in enumerate(chunks):
         m.fit(b)
-        score = -float(custom_eval_function(m.get_agent_instances())) if custom_eval_function else float(m.get_writer_data().groupby('fit').normalized_cumulative_regret.last().mean())
+        score = -float(custom_eval_function(m.get_agent_instances())) if custom_eval_function else float(m.get_writer_data().groupby('fit')[self._indicator].last().mean())
         if report is not None and i < len(chunks) - 1: report(score, i)
     return score
 
@@ -674,7 +674,7 @@ def _optuna_search(self:ExperimentManager, n_trials, timeout, n_fit, pruner_meth
     self.optuna_study.optimize(objective, n_trials=n_trials, timeout=timeout, n_jobs=n_optuna_workers)
     return [{**t.params, 'value': t.value, 'state': t.state.name} for t in self.optuna_study.trials]
 
-# %% ../nbs/11_manager.ipynb #1b10f62c
+# %% ../nbs/11_manager.ipynb #0f58317e
 @patch
 def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of configurations tried
                          timeout:float=60, # stop starting trials after that many seconds (`None`: no limit)
@@ -685,7 +685,8 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
                          continue_previous:bool=False, # continue the previous search (optuna study or built-in list)
                          fit_fraction:float=1.0, # fraction of `fit_budget` between two pruning decisions, in (0, 1]
                          sampler_kwargs:dict=None, # optuna sampler arguments, or `n_points` (grid) / `seed` (random)
-                         custom_eval_function=None # agents -> float to maximise instead of minimising the regret
+                         custom_eval_function=None, # agents -> float to maximise instead of minimising the regret
+                         indicator:str='normalized_cumulative_regret' # the regret minimised (its final value, mean over fits): any regret column of the logs
                         )->dict:
     "Search the agent's hyperparameters; set `init_kwargs` to the best ones and return them."
     n_trials, n_fit = _positive_int('n_trials', n_trials), _positive_int('n_fit', n_fit)
@@ -694,7 +695,10 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
     if not (isinstance(fit_fraction, numbers.Real) and 0 < fit_fraction <= 1): raise ValueError(f"fit_fraction={fit_fraction!r}: must be in (0, 1]")
     if self.fit_budget is None: raise ValueError("optimize_hyperparams needs the manager's fit_budget")
     step = max(1, int(round(self.fit_budget * fit_fraction)))
+    if indicator not in LOG_COLUMNS or 'regret' not in indicator or indicator.startswith(('random_', 'worst_')):
+        raise ValueError(f"indicator={indicator!r}: must be one of {[c for c in AGENT_INDICATORS if 'regret' in c]}")
     self._chunks = [step] * (self.fit_budget // step) + ([self.fit_budget % step] if self.fit_budget % step else [])
+    self._indicator = indicator
     rows = self._search(n_trials, timeout, n_fit, n_optuna_workers, sampler_method, pruner_method, continue_previous, sampler_kwargs, custom_eval_function)
     df = pd.DataFrame(rows)
     done = df[df.state == 'COMPLETE']

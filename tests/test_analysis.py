@@ -63,7 +63,8 @@ def test_summary_table_of_real_runs(real_results):
 
 def test_parser_equals_python_float(tmp_path):
     rng = np.random.default_rng(5)
-    vals = np.round(rng.normal(0, 1, (300, 18)) * 10.0 ** rng.integers(-4, 8, (300, 18)), 5)
+    n = len(LOG_COLUMNS)
+    vals = np.round(rng.normal(0, 1, (300, n)) * 10.0 ** rng.integers(-4, 8, (300, n)), 5)
     vals[:, list(LOG_COLUMNS).index('steps')] = np.arange(300) * 100.0  # a log's steps never go down (the reader checks)
     header = ','.join(LOG_COLUMNS)
     p = tmp_path / 'seed0_logs.csv'

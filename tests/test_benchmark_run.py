@@ -30,7 +30,7 @@ def test_run_summary_and_resume(tmp_path, rivers):
     header = next(l for l in lines if l.split() == agents + ['best'])
     rows = lines[lines.index(header) + 1:lines.index(header) + 4]
     assert [row.split()[0] for row in rows] == ['prms_0-RiverSwimContinuous', 'prms_1-RiverSwimContinuous', 'Average']
-    assert all(row.count('±') == 4 and row.count('(2)') == 4 and row.split()[-1] in agents for row in rows[:2]), rows
+    assert all(row.count('±') == 8 and row.count('[') == 4 and row.count('(2)') == 4 and row.split()[-1] in agents for row in rows[:2]), rows
     assert rows[2].count('(4)') == 4 and rows[2].split()[-1] in agents, rows[2]
     res = tmp_path / 'res' / 'rivers'
     assert len(list(res.glob('logs/*/seed*_logs.csv'))) == 2 * 4 * 2

@@ -27,8 +27,8 @@ _all_ = ['load_results', 'benchmark_folders', 'final_values', 'summary_table', '
          'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
          'plot_probability_of_improvement']
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #ccb53c57
-DEFAULT_INDICATORS = ('normalized_cumulative_regret', 'cumulative_regret', 'cumulative_reward')
+# %% ../../nbs/10c_analysis.__init__.ipynb #b1acfb22
+DEFAULT_INDICATORS = ('behaviour_normalized_cumulative_regret', 'normalized_cumulative_regret', 'cumulative_regret', 'realised_cumulative_regret', 'cumulative_reward')
 
 def _safe(name): return re.sub(r'[^\w.-]+', '__', str(name)).strip('_') or 'results'
 
@@ -87,7 +87,7 @@ def _statistics(df, folder, reps, seed, written):
         _write(pw.to_csv(index=False), folder / 'probability_of_improvement.csv', written)
         _save(plot_probability_of_improvement(pw).figure, folder, 'probability_of_improvement', written)
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #96d2a523
+# %% ../../nbs/10c_analysis.__init__.ipynb #dcebe235
 def _load(folder, hardness):
     "The tidy table, without hardness (and a warning) when the MDPs cannot be built."
     if not hardness: return load_results(folder, hardness=False)
@@ -99,7 +99,7 @@ def _load(folder, hardness):
 
 def analyse(folder, # a results folder: a benchmark, several benchmarks, or a hyperparameter-optimisation folder
             out_dir=None, # where to write (default: `<folder>/analysis`)
-            indicators=DEFAULT_INDICATORS, # the indicators of the tables and curves
+            indicators=None, # the indicators of the tables and curves (default: those of `DEFAULT_INDICATORS` that the logs have)
             hardness:bool=True, # compute the MDPs' hardness (and the hardness-space plot)
             reps:int=2000, # bootstrap samples of the aggregate statistics
             seed:int=0 # seed of the bootstrap
@@ -113,7 +113,7 @@ def analyse(folder, # a results folder: a benchmark, several benchmarks, or a hy
         for name, sub in df.groupby('benchmark', observed=True):
             d = out if single else out / _safe(name); d.mkdir(parents=True, exist_ok=True)
             sub = sub.reset_index(drop=True)
-            _tables(sub, d, list(indicators), written)
+            _tables(sub, d, [i for i in DEFAULT_INDICATORS if i in sub] if indicators is None else list(indicators), written)
             if 'diameter' in sub: _save(plot_hardness_space(sub), d, 'hardness_space', written)
             _statistics(sub, d, reps, seed, written)
     return written

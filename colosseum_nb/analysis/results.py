@@ -6,14 +6,14 @@
 __all__ = ['benchmark_folders', 'mdp_parameters', 'mdp_hardness', 'load_results', 'synthetic_results', 'final_values',
            'lower_is_better', 'summary_table', 'table_to_latex', 'runs_table']
 
-# %% ../../nbs/10_analysis.results.ipynb #53e83ffc
+# %% ../../nbs/10_analysis.results.ipynb #9f087fd0
 import os, re, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from ..experiment.experiment_instance import EXPERIMENT_SEPARATOR_PRMS
 from ..experiment.logs import parse_experiment_label, log_files, time_exceeded_runs, read_logs
-from ..experiment.agent_mdp_interaction import AGENT_INDICATORS, BASELINE_INDICATORS, LOG_COLUMNS
+from ..experiment.agent_mdp_interaction import AGENT_INDICATORS, BASELINE_INDICATORS, LOG_COLUMNS, BEHAVIOUR_INDICATORS
 from ..benchmark.benchmark import parse_mdp_gin, hardness_table, MDP_CLASSES
 
 # %% ../../nbs/10_analysis.results.ipynb #8310046a
@@ -106,7 +106,7 @@ def load_results(folder, # a benchmark folder, several benchmarks, or a hyperpar
         if c in df and c != 'seed' and not isinstance(df[c].dtype, pd.CategoricalDtype): df[c] = df[c].astype('category')
     return df
 
-# %% ../../nbs/10_analysis.results.ipynb #7b3a8de8
+# %% ../../nbs/10_analysis.results.ipynb #d5655f1a
 def synthetic_results(root, # where to write (a `benchmark_episodic_quick_test` folder is created in it)
                       seeds=(0, 1, 12), # the seeds of every run
                       n_logs:int=6, # log rows per run
@@ -129,26 +129,31 @@ def synthetic_results(root, # where to write (a `benchmark_episodic_quick_test` 
                 df['steps'] = steps
                 df['normalized_cumulative_regret'] = np.round((0.6 - 0.25 * k - 0.1 * i) * (1 + 0.1 * rng.standard_normal()) * steps ** 0.8, 5)
                 df['cumulative_regret'] = np.round(0.5 * df.normalized_cumulative_regret, 5)
+                df['behaviour_normalized_cumulative_regret'] = np.round((1.2 + 0.3 * k) * df.normalized_cumulative_regret, 5)
+                df['behaviour_cumulative_regret'] = np.round(0.5 * df.behaviour_normalized_cumulative_regret, 5)
+                df['realised_cumulative_regret'] = np.round(df.behaviour_cumulative_regret + rng.normal(0, 1, n_logs).cumsum(), 5)
                 df['worst_normalized_cumulative_regret'], df['random_normalized_cumulative_regret'] = steps + 1.0, np.round(0.7 * (steps + 1), 5)
                 (d / f'seed{seed}_logs.csv').write_text(df.to_csv(index=False))
     if cut and seeds: (bench / 'logs' / f'prms_0-{mdps[0]}____prms_0-{agents[0]}' / f'seed{seeds[-1]}_time_exceeded.txt').write_text(
         f'last training step at (250) for somewhere/seed{seeds[-1]}_logs.csv\n')
     return bench
 
-# %% ../../nbs/10_analysis.results.ipynb #ed74583a
+# %% ../../nbs/10_analysis.results.ipynb #ad852bed
 def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
                  indicator:str='normalized_cumulative_regret', # the column to read
                  divide_by_steps:bool=True # divide by the number of steps (`last step + 1`)
                 )->pd.DataFrame:
     "One row per run: identifiers, time cut, hardness columns, the last step and the final `indicator` value (column `value`)."
-    if indicator not in df: raise ValueError(f"unknown indicator {indicator!r}; the table has {', '.join(c for c in df.columns if c in LOG_COLUMNS)}")
+    if indicator not in df:
+        why = " (logs written before the behaviour indicators do not have it: delete them and resume to redo those runs)" if indicator in BEHAVIOUR_INDICATORS else ''
+        raise ValueError(f"unknown indicator {indicator!r}{why}; the table has {', '.join(c for c in df.columns if c in LOG_COLUMNS)}")
     keys = [c for c in ('benchmark', 'mdp', 'agent', 'seed') if c in df]
     last = df.loc[df.groupby(keys, observed=True)['steps'].idxmax()]
     out = last.drop(columns=[c for c in LOG_COLUMNS if c in last and c != 'steps']).reset_index(drop=True)
     out['value'] = last[indicator].to_numpy() / ((last.steps.to_numpy() + 1) if divide_by_steps else 1)
     return out
 
-# %% ../../nbs/10_analysis.results.ipynb #60f3c7fd
+# %% ../../nbs/10_analysis.results.ipynb #8dd7145e
 def lower_is_better(indicator:str # a log column
                    )->bool:
     "Whether smaller values of `indicator` are better (regrets)."
@@ -162,7 +167,7 @@ def summary_table(df:pd.DataFrame, # a tidy table (`load_results`) or final valu
     "Mean and std over seeds of the final `indicator` per MDP (rows) and agent, with seed counts, best marks and an average row."
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, divide_by_steps)
     g = fv.groupby(['mdp', 'agent'], observed=True)
-    t = pd.DataFrame(dict(mean=g.value.mean(), std=g.value.std(ddof=ddof), n_seeds=g.size(), n_time_cut=g.time_cut.sum()))
+    t = pd.DataFrame(dict(mean=g.value.mean(), std=g.value.std(ddof=ddof), n_seeds=g.value.count(), n_time_cut=g.time_cut.sum()))
     t = t.unstack('agent').swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
     agents = list(dict.fromkeys(t.columns.get_level_values(0)))
     t = t[[(a, k) for a in agents for k in ('mean', 'std', 'n_seeds', 'n_time_cut')]]
@@ -171,7 +176,7 @@ def summary_table(df:pd.DataFrame, # a tidy table (`load_results`) or final valu
     means = t.xs('mean', axis=1, level=1)
     best = means.idxmin(axis=1) if lower_is_better(indicator) else means.idxmax(axis=1)
     t[('', 'best')] = best
-    t.attrs.update(indicator=indicator, divide_by_steps=divide_by_steps, n_runs=int(len(fv)), lower_is_better=lower_is_better(indicator))
+    t.attrs.update(indicator=indicator, divide_by_steps=divide_by_steps, n_runs=int(fv.value.count()), lower_is_better=lower_is_better(indicator))
     return t
 
 # %% ../../nbs/10_analysis.results.ipynb #c75a0d44

@@ -15,7 +15,7 @@ from ..benchmark.run import _agent_cls, agent_scopes, _BINDING
 from ..utils import atomic_write
 from ..experiment.logs import log_files, parse_experiment_label, last_log_row, time_exceeded_runs
 
-# %% ../../nbs/07e_hyperopt.selection.ipynb #59d88537
+# %% ../../nbs/07e_hyperopt.selection.ipynb #659e568a
 def _hp_folder(agent_class, folder):
     "The hyperopt benchmark folder of an agent class."
     root = config.get_hyperopt_folder() if folder is None else str(folder)
@@ -34,7 +34,9 @@ def hyperopt_scores(agent_class, # an agent class or its name
         if agent != cls.__name__ or not scope.startswith('prms_'): continue
         try: r = last_log_row(p)
         except (ValueError, OSError) as e: skipped.append(str(e)); continue
-        if indicator not in r: raise ValueError(f"{p}: no indicator {indicator!r}; indicators: {', '.join(r)}")
+        if indicator not in r:
+            old = ' (a log written before the behaviour indicators: delete it and resume the search to redo the run)' if indicator.startswith(('behaviour_', 'realised_')) else ''
+            raise ValueError(f"{p}: no indicator {indicator!r}{old}; indicators: {', '.join(r)}")
         rows.append(dict(scope=scope, value=r[indicator], cut=(label, seed) in cut))
     if skipped: warnings.warn(f"{cls.__name__}: {len(skipped)} log(s) not counted, unreadable or without data rows ({skipped[0]})")
     if not rows: raise ValueError(f"{bench}: no results of {cls.__name__} (run the hyperparameter search first)")

@@ -5,29 +5,30 @@
 # %% auto #0
 __all__ = ['PSRLEpisodicParams', 'PSRLEpisodicState', 'PSRL_EPISODIC_FNS', 'PSRLEpisodic']
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #e724ca08
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #5add807b
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
-from ....utils import argmax_random_tie, greedy_one_hot
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction)
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #55865adb
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #2f8f6046
 PSRLEpisodicParams = namedtuple('PSRLEpisodicParams', 'c')
 PSRLEpisodicParams.__doc__ = "The scalar parameters of a `PSRLEpisodic` agent: the Dirichlet pseudo-count `c`."
-PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Tn Rs V Qm Vm prm stale zig')
+PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Tn Rs V Qm Vm prm stale zig bstale')
 PSRLEpisodicState.__doc__ = "The data of a `PSRLEpisodic` agent (arrays and its `PSRLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #95f9b17c
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #32882fc8
 @kernel
 def _psrl_sample_and_plan(state):
     posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Tn, state.zig)
     nig_sample(state.nig, state.Rs)
     backward_induction_dense(state.Tn, state.Rs, state.Q.shape[0] - 1, state.Q, state.V)
+    state.bstale[0] = 1
 
 @kernel
 def _psrl_before_start(state, s0): _psrl_sample_and_plan(state)
@@ -54,10 +55,18 @@ def _psrl_policy(state, pi):
     greedy_one_hot(Qm[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return changed
 
-PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
-                                  _psrl_episode_end_update, _psrl_policy)
+@kernel
+def _psrl_behaviour(state, pi):
+    H, S, A = pi.shape
+    greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
+    changed = state.bstale[0] == 1
+    state.bstale[0] = 0
+    return changed
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #b00b7ffc
+PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
+                                  _psrl_episode_end_update, _psrl_policy, _psrl_behaviour)
+
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #7f76f1de
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class PSRLEpisodic(KernelAgent):
     "Posterior sampling for episodic MDPs (Osband et al., 2013)."
@@ -79,7 +88,7 @@ class PSRLEpisodic(KernelAgent):
         S, A, H = self.n_states, self.n_actions, self.H
         nig, c = init_nig(S, A, rewards_prior_prms), dirichlet_prior(transitions_prior_prms)
         state = PSRLEpisodicState(nig, *init_counts(S, A), np.zeros((H + 1, S, A)), np.zeros((S, S, A)), np.zeros((S, A)), np.zeros((H + 1, S)),
-                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), PSRLEpisodicParams(c=float(c)), np.ones(1, np.int64), gamma_ziggurat(c))
+                 np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), PSRLEpisodicParams(c=float(c)), np.ones(1, np.int64), gamma_ziggurat(c), np.ones(1, np.int64))
         self.numba_agent = NumbaAgent(PSRL_EPISODIC_FNS, state)
 
     @classmethod

@@ -5,22 +5,22 @@
 # %% auto #0
 __all__ = ['QLEpisodicParams', 'QLEpisodicState', 'QL_EPISODIC_FNS', 'QLearningEpisodic']
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #c401f2b7
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #0878d1bd
 import numpy as np
 import gin
 from collections import namedtuple
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie
+from ....utils import argmax_random_tie, greedy_ties_row
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update,
                                      terminal_is_episode_end, check_number, check_choice)
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #d6660ce1
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #78b7d09c
 QLEpisodicParams = namedtuple('QLEpisodicParams', 'iota c1 c2 min_at bernstein reference k7 k3')
 QLEpisodicParams.__doc__ = "The scalar parameters of a `QLearningEpisodic` agent (floats, and the bools `bernstein` and `reference`)."
-QLEpisodicState = namedtuple('QLEpisodicState', 'Q V N mu sigma beta prm changed pic')
+QLEpisodicState = namedtuple('QLEpisodicState', 'Q V N mu sigma beta prm changed pic pib bchanged')
 QLEpisodicState.__doc__ = "The data of a `QLearningEpisodic` agent (arrays and its `QLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #25e1f56e
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #620fe1b4
 @kernel
 def _ql_select(state, s, h):
     return argmax_random_tie(state.Q[h, s])
@@ -55,6 +55,7 @@ def _ql_step_update(state, s, a, r, sp, h, terminal):
     for b in range(A): pic[h, s, b] = 0.0
     pic[h, s, ib] = 1.0
     state.changed[0] = 1
+    if greedy_ties_row(Q[h, s], state.pib[h, s]): state.bchanged[0] = 1
 
 @kernel
 def _ql_policy(state, pi):
@@ -63,9 +64,17 @@ def _ql_policy(state, pi):
     state.changed[0] = 0
     return changed
 
-QL_EPISODIC_FNS = NumbaAgentFns(no_before_start, _ql_select, _ql_step_update, terminal_is_episode_end, no_episode_end_update, _ql_policy)
+@kernel
+def _ql_behaviour(state, pi):
+    pi[:] = state.pib
+    changed = state.bchanged[0] == 1
+    state.bchanged[0] = 0
+    return changed
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #83409a78
+QL_EPISODIC_FNS = NumbaAgentFns(no_before_start, _ql_select, _ql_step_update, terminal_is_episode_end, no_episode_end_update, _ql_policy,
+                                _ql_behaviour)
+
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #9c522569
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class QLearningEpisodic(KernelAgent):
     "Optimistic Q-learning for episodic MDPs (Jin et al., 2018), Hoeffding or Bernstein bonuses."
@@ -98,7 +107,7 @@ class QLearningEpisodic(KernelAgent):
         prm = QLEpisodicParams(iota=float(iota), c1=c_1, c2=c_2, min_at=min_at, bernstein=ucb == 'bernstein', reference=bool(ref),
                                k7=float(np.sqrt(float(H) ** 7 * S * A) * iota), k3=float(np.sqrt(float(H) ** 3 * iota)))
         pic = np.zeros((H, S, A)); pic[:, :, 0] = 1.0
-        state = QLEpisodicState(Q, V, N, np.zeros((H, S, A)), np.zeros((H, S, A)), np.zeros((H, S, A)), prm, np.ones(1, np.int64), pic)
+        state = QLEpisodicState(Q, V, N, np.zeros((H, S, A)), np.zeros((H, S, A)), np.zeros((H, S, A)), prm, np.ones(1, np.int64), pic, np.full((H, S, A), 1.0 / A), np.ones(1, np.int64))
         self.numba_agent = NumbaAgent(QL_EPISODIC_FNS, state)
 
     @classmethod

@@ -17,7 +17,7 @@ from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no
 RandomState = namedtuple('RandomState', 'n_actions reported')
 RandomState.__doc__ = "The data of a random agent (the number of actions and a one-element array), read by the kernels by name."
 
-# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #99fe97ba
+# %% ../../../../nbs/05e_agent.agents.episodic.random.ipynb #699d97cf
 @kernel
 def _random_select(state, s, h):
     return np.random.randint(state.n_actions)
@@ -34,7 +34,15 @@ def _random_policy(state, pi):
     state.reported[0] = 1
     return first
 
-RANDOM_FNS = NumbaAgentFns(no_before_start, _random_select, _random_step_update, terminal_is_episode_end, no_episode_end_update, _random_policy)
+@kernel
+def _random_behaviour(state, pi):
+    "The uniform policy it acts with (it never changes)."
+    flat = pi.reshape(-1)
+    for i in range(flat.shape[0]): flat[i] = 1.0 / state.n_actions
+    return False
+
+RANDOM_FNS = NumbaAgentFns(no_before_start, _random_select, _random_step_update, terminal_is_episode_end, no_episode_end_update, _random_policy,
+                           _random_behaviour)
 
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class RandomAgentEpisodic(KernelAgent):

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['PSRLContinuousParams', 'PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #9d48edc2
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ae604f10
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_one_hot
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
@@ -26,11 +26,11 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
     eta = max(5.0, min(10.0 * S, eta_weight * (np.sqrt(T * S / A) + 12 * omega * S ** 4)))
     return psi, omega, kappa, eta
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c4ec0c95
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f565a901
 PSRLContinuousParams = namedtuple('PSRLContinuousParams', 'psi eta omega kappa gamma c plan_tol reference optimistic min_steps r_max truncate log4s policy_tol')
 PSRLContinuousParams.__doc__ = "The scalar parameters of a `PSRLContinuous` agent (floats, the ints `psi` and `min_steps`, and the bools `reference`, `optimistic`, `truncate`)."
 PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm '
-                                 'stale ep_steps n_slots plans sweeps solver_failures first_failure t zig')
+                                 'stale ep_steps n_slots plans sweeps solver_failures first_failure t zig bstale')
 PSRLContinuousState.__doc__ = "The data of a `PSRLContinuous` agent (arrays, its `PSRLContinuousParams` and one-element counters), read by the kernels by name."
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #785ec550
@@ -153,7 +153,7 @@ def _psrlc_sample(state):
                 sl = slot[s, a]
                 for j in range(psi): st = dirichlet_counts_row(st, state.zig, N, supp, nsupp, s, a, b, k, P[sl, j])
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f12a3be8
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #6c86b85e
 @kernel
 def _psrlc_plan(state):
     _psrlc_sample(state)
@@ -162,7 +162,7 @@ def _psrlc_plan(state):
     if sweeps < 0:
         if state.solver_failures[0] == 0: state.first_failure[0] = state.t[0]
         state.solver_failures[0] += 1
-    state.plans[0] += 1
+    state.plans[0] += 1; state.bstale[0] = 1
 
 @kernel
 def _psrlc_before_start(state, s0): _psrlc_plan(state)
@@ -197,13 +197,20 @@ def _psrlc_policy(state, pi):
     greedy_one_hot(state.Qp, pi)
     return changed
 
+@kernel
+def _psrlc_behaviour(state, pi):
+    greedy_ties(state.Q, pi)
+    changed = state.bstale[0] == 1
+    state.bstale[0] = 0
+    return changed
+
 PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_step_update, _psrlc_is_episode_end,
-                                    _psrlc_episode_end_update, _psrlc_policy)
+                                    _psrlc_episode_end_update, _psrlc_policy, _psrlc_behaviour)
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #8e8f2f6c
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1018bb75
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -257,7 +264,7 @@ class PSRLContinuous(KernelAgent):
         prm = PSRLContinuousParams(psi=int(psi), eta=float(eta), omega=float(omega), kappa=float(kappa), gamma=_GAMMA, c=float(c), plan_tol=_PLAN_TOL,
                                    reference=bool(ref), optimistic=bool(self.optimistic), min_steps=min_steps, r_max=float(mdp_specs.r_max),
                                    truncate=bool(truncate_reward_with_max), log4s=float(np.log(4 * S)), policy_tol=_POLICY_TOL)
-        counters = dict(stale=1, ep_steps=0, n_slots=0, plans=0, sweeps=0, solver_failures=0, first_failure=-1, t=0)
+        counters = dict(stale=1, ep_steps=0, n_slots=0, plans=0, sweeps=0, solver_failures=0, first_failure=-1, t=0, bstale=1)
         state = PSRLContinuousState(nig, *init_counts(S, A), np.zeros((S, A)), np.full((S, A), -1, np.int64), np.zeros((K, psi, S)),
                  np.zeros((S, A, S)), np.ones((S, A)), np.zeros((S, A, psi), np.int64), np.zeros((S, A)),
                  np.zeros(S), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)), prm, **{k: np.array([v], np.int64) for k, v in counters.items()},

@@ -5,22 +5,22 @@
 # %% auto #0
 __all__ = ['QLContinuousParams', 'QLContinuousState', 'QL_CONTINUOUS_FNS', 'QLearningContinuous']
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #00ed81d4
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #cfe69ea9
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie
+from ....utils import argmax_random_tie, greedy_ties_row
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update,
                                      terminal_is_episode_end, check_number)
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #6493bba5
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #b49aeed5
 QLContinuousParams = namedtuple('QLContinuousParams', 'H gamma min_at span log reference')
 QLContinuousParams.__doc__ = "The scalar parameters of a `QLearningContinuous` agent (floats, and the bool `reference`)."
-QLContinuousState = namedtuple('QLContinuousState', 'Qh Q V N prm changed pic')
+QLContinuousState = namedtuple('QLContinuousState', 'Qh Q V N prm changed pic pib bchanged')
 QLContinuousState.__doc__ = "The data of a `QLearningContinuous` agent (arrays and its `QLContinuousParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #98a9951d
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #a00531ae
 @kernel
 def _qlc_select(state, s, h):
     return argmax_random_tie(state.Qh[s])
@@ -47,6 +47,7 @@ def _qlc_step_update(state, s, a, r, sp, h, terminal):
         V[sp] = best
     else: V[s] = Qh[s, ib]
     state.changed[0] = 1
+    if greedy_ties_row(Qh[s], state.pib[s]): state.bchanged[0] = 1
 
 @kernel
 def _qlc_policy(state, pi):
@@ -55,9 +56,17 @@ def _qlc_policy(state, pi):
     state.changed[0] = 0
     return changed
 
-QL_CONTINUOUS_FNS = NumbaAgentFns(no_before_start, _qlc_select, _qlc_step_update, terminal_is_episode_end, no_episode_end_update, _qlc_policy)
+@kernel
+def _qlc_behaviour(state, pi):
+    pi[:] = state.pib
+    changed = state.bchanged[0] == 1
+    state.bchanged[0] = 0
+    return changed
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #a66c9fea
+QL_CONTINUOUS_FNS = NumbaAgentFns(no_before_start, _qlc_select, _qlc_step_update, terminal_is_episode_end, no_episode_end_update, _qlc_policy,
+                                  _qlc_behaviour)
+
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #18a39d8e
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class QLearningContinuous(KernelAgent):
     "Optimistic Q-learning for average-reward MDPs (Wei et al., 2020)."
@@ -88,7 +97,7 @@ class QLearningContinuous(KernelAgent):
         prm = QLContinuousParams(H=float(H), gamma=float(self.gamma), min_at=min_at if min_at > 0.009 else 0.0, span=float(span),
                                  log=float(np.log(2 * T / delta)), reference=bool(ref))
         pic = np.zeros((S, A)); pic[:, 0] = 1.0
-        state = QLContinuousState(np.full((S, A), H), np.full((S, A), H), np.full(S, H), np.zeros((S, A)), prm, np.ones(1, np.int64), pic)
+        state = QLContinuousState(np.full((S, A), H), np.full((S, A), H), np.full(S, H), np.zeros((S, A)), prm, np.ones(1, np.int64), pic, np.full((S, A), 1.0 / A), np.ones(1, np.int64))
         self.numba_agent = NumbaAgent(QL_CONTINUOUS_FNS, state)
 
     @classmethod

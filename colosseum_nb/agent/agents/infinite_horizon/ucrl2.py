@@ -5,21 +5,21 @@
 # %% auto #0
 __all__ = ['UCRL2Params', 'UCRL2State', 'UCRL2_FNS', 'UCRL2Continuous']
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #28d92c42
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #64c4ee0e
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_one_hot
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_choice
 from ...mdp_models import init_counts, count_update, mean_discounted_vi, dense_discounted_vi
 from ....dynamic_programming import _evi_reference
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #f4a90b79
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #0db380a0
 UCRL2Params = namedtuple('UCRL2Params', 'alpha_r alpha_p box bernstein_rewards r_max eps reference gamma policy_tol')
 UCRL2Params.__doc__ = "The scalar parameters of a `UCRL2Continuous` agent (floats, and the bools `box`, `bernstein_rewards`, `reference`)."
 UCRL2State = namedtuple('UCRL2State', 'N Nsa supp nsupp rsum r2sum nu u Q rt lb cst Ns Nsas nsupps rhs Vp Qp P Rhat ep_rsum prm '
-                        'stale plans sweeps absorbed steps solver_failures first_failure')
+                        'stale plans sweeps absorbed steps solver_failures first_failure bstale')
 UCRL2State.__doc__ = "The data of a `UCRL2Continuous` agent (arrays, its `UCRL2Params` and one-element counters), read by the kernels by name."
 _EVI_MAX_SWEEPS = 100_000   # sweeps of extended value iteration before a plan counts as not converged
 
@@ -165,14 +165,14 @@ def _ucrl2_plan_reference(state):
                 for j in range(S): P[s, a, j] = N[s, a, j] / Nsa[s, a]
             ep_rsum[s, a] = 0.0
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #0356d952
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #e17f5d1a
 @kernel
 def _ucrl2_plan(state):
     if state.prm.reference: _ucrl2_plan_reference(state)
     else: _ucrl2_plan_paper(state)
-    state.stale[0] = 1; state.plans[0] += 1
+    state.stale[0] = 1; state.plans[0] += 1; state.bstale[0] = 1
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #033012f5
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #d8a6339f
 @kernel
 def _ucrl2_before_start(state, s0): _ucrl2_plan(state)
 
@@ -206,9 +206,17 @@ def _ucrl2_policy(state, pi):
     greedy_one_hot(Qp, pi)
     return changed
 
-UCRL2_FNS = NumbaAgentFns(_ucrl2_before_start, _ucrl2_select, _ucrl2_step_update, _ucrl2_is_episode_end, _ucrl2_episode_end_update, _ucrl2_policy)
+@kernel
+def _ucrl2_behaviour(state, pi):
+    greedy_ties(state.Q, pi)
+    changed = state.bstale[0] == 1
+    state.bstale[0] = 0
+    return changed
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #5fa24afc
+UCRL2_FNS = NumbaAgentFns(_ucrl2_before_start, _ucrl2_select, _ucrl2_step_update, _ucrl2_is_episode_end, _ucrl2_episode_end_update, _ucrl2_policy,
+                          _ucrl2_behaviour)
+
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #7660e1d8
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class UCRL2Continuous(KernelAgent):
     "UCRL2 (Auer et al., 2008) with Chernoff or empirical Bernstein (Fruit et al., 2020) confidence sets."
@@ -236,7 +244,7 @@ class UCRL2Continuous(KernelAgent):
         S, A = self.n_states, self.n_actions
         prm = UCRL2Params(alpha_r=alpha_r, alpha_p=alpha_p, box=bp == 'bernstein', bernstein_rewards=brw == 'bernstein', r_max=float(mdp_specs.r_max),
                           eps=1e-3, reference=bool(ref), gamma=0.99, policy_tol=1e-3)
-        counters = dict(stale=0, plans=0, sweeps=0, absorbed=0, steps=0, solver_failures=0, first_failure=-1)
+        counters = dict(stale=0, plans=0, sweeps=0, absorbed=0, steps=0, solver_failures=0, first_failure=-1, bstale=0)
         dense = (S, A, S) if ref else (0, 0, 0)
         state = UCRL2State(*init_counts(S, A), np.zeros((S, A)), np.zeros((S, A)), np.zeros((S, A)), np.zeros(S), np.zeros((S, A)),
                  np.zeros((S, A)), np.zeros((S, A, S)), np.zeros((S, A, 3)),

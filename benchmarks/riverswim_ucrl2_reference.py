@@ -1,0 +1,143 @@
+"""Our UCRL2 against a reference implementation of the same vanilla UCRL2, on the 6-state RiverSwim of the literature, with the
+three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
+
+The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
+"right" moves on with probability 0.35, stays with 0.6 and slips back with 0.05 (0.6 stay / 0.4 on in state 0, 0.6 stay / 0.4
+back in state 5), with reward 1 in state 5. Optimal gain g* = 0.4286.
+
+Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,000):
+* ours: `UCRL2Continuous(bound_type_p='chernoff', alpha_p=1, alpha_r=1)` in `MDPLoop`, logging every `--log-every` steps
+  (default 1,000), seed k for the agent and the run;
+* the reference: `statisticalrl_learners.MDPs_discrete.UCRL2.UCRL2(nS=6, nA=2, delta=0.05)` (Jaksch, Ortner and Auer 2010,
+  L1 confidence sets, extended value iteration to precision 1/t), played here step by step on the same MDP (numpy's generator
+  seeded with k). It has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
+  regret exactly at every step (the gain of its current policy from the current state, evaluated by the same exact solver as
+  ours, once per policy), Colosseum's indicator from the policy read at each log as `MDPLoop` does (per-step regrets below
+  1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
+
+Printed: the mean final regrets with 95% percentile-bootstrap confidence intervals over seeds (10,000 resamples), and two
+checks: the realised regrets' intervals of the two agents overlap, and our mean behaviour regret lies within our realised
+regret's interval. `--out FILE.csv` writes the mean curves (and their intervals) that the UCRL2 notebook draws
+(`benchmarks/riverswim_ucrl2_reference.csv` by default).
+
+The reference is a benchmark-only dependency, never a runtime one. It pins old versions of numpy and others but imports only
+numpy, so install it without its dependencies:
+
+    .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+"""
+import os, sys, time
+os.environ.setdefault('NUMBA_NUM_THREADS', '1')
+from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor
+import numpy as np
+import pandas as pd
+from colosseum_nb.mdp.custom_mdp import CustomContinuous
+from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous
+from colosseum_nb.utils import make_mdp_spec
+from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
+from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
+
+CURVES = ('cumulative_regret', 'behaviour_cumulative_regret', 'realised_cumulative_regret')
+OUT = Path(__file__).with_suffix('.csv')
+
+def river_swim(seed=0):
+    "The 6-state RiverSwim of the literature (Strehl and Littman 2008; Jaksch et al. 2010), starting in the left state."
+    S, A = 6, 2
+    T, R = np.zeros((S, A, S)), np.zeros((S, A))
+    for s in range(S):
+        T[s, 0, max(s - 1, 0)] = 1.0
+        if s == 0: T[s, 1, 0], T[s, 1, 1] = 0.6, 0.4
+        elif s == S - 1: T[s, 1, s], T[s, 1, s - 1] = 0.6, 0.4
+        else: T[s, 1, s + 1], T[s, 1, s], T[s, 1, s - 1] = 0.35, 0.6, 0.05
+    R[0, 0], R[S - 1, 1] = 0.05, 1.0
+    return CustomContinuous(seed=seed, T=T, R=R, starting_distribution=np.eye(S)[0])
+
+def ours(seed, steps, log_every):
+    "Our UCRL2's log: steps and the three regrets."
+    mdp = river_swim(seed)
+    agent = UCRL2Continuous(seed=seed, mdp_specs=make_mdp_spec(mdp), optimization_horizon=steps, bound_type_p='chernoff', alpha_p=1, alpha_r=1)
+    loop = MDPLoop(mdp, agent, seed=seed)
+    loop.run(steps, log_every, stop_when_optimal=False)
+    return loop.logs[['steps', *CURVES]].to_numpy()
+
+def _gains(mdp, pi):
+    "The gain of the stationary policy `pi` from every state (the loop's exact solver)."
+    sp = mdp.sparse
+    g, status = _policy_state_gains(sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.ascontiguousarray(pi, dtype=np.float64),
+                                    np.zeros(mdp.n_states), _TOL, _MAX_ITER, _BAND_MEM_CAP, _BAND_WORK_CAP)
+    assert status == 0
+    return g
+
+def reference(seed, steps, log_every):
+    "The reference UCRL2's steps and three regrets at the same logs as `ours` (rows at every multiple of `log_every`, then `steps - 1`)."
+    from statisticalrl_learners.MDPs_discrete.UCRL2 import UCRL2
+    mdp = river_swim(seed); T, R = mdp.T, mdp.R
+    g_star = mdp.get_average_rewards()['optimal']
+    np.random.seed(seed)   # the reference draws its actions (ties) from numpy's global generator
+    rng = np.random.RandomState(seed + 10_000)
+    agent = UCRL2(6, 2, delta=0.05)
+    s = 0; agent.reset(s)
+    cache = {}
+    def gains_of(pi):
+        key = pi.tobytes()
+        if key not in cache: cache[key] = _gains(mdp, pi)
+        return cache[key]
+    rows, colo, beh, cr, since = [], 0.0, 0.0, 0.0, 0
+    for t in range(steps):
+        a = int(agent.play(s))   # may start an episode (a new policy) before choosing
+        db = max(g_star - gains_of(agent.policy)[s], 0.0)   # the regret of the policy that chose `a`
+        sp = int(rng.choice(6, p=T[s, a])); r = float(R[s, a])
+        agent.update(s, a, r, sp)
+        if t > 0 and t % log_every == 0:   # rows cover the steps before `t`, as `MDPLoop`'s
+            d = g_star - gains_of(agent.policy)[sp]
+            colo += (0.0 if abs(d) <= 1e-3 or d < 0 else d) * since; since = 0
+            rows.append((t, colo, beh, t * g_star - cr))
+        since += 1; cr += r; beh += db; s = sp
+    d = g_star - gains_of(agent.policy)[s]
+    colo += (0.0 if abs(d) <= 1e-3 or d < 0 else d) * since
+    rows.append((steps - 1, colo, beh, steps * g_star - cr))
+    return np.array(rows)
+
+def bootstrap_ci(x, reps=10_000, level=0.95, seed=0):
+    "(mean, lower, upper): percentile-bootstrap interval of the mean of `x`."
+    x = np.asarray(x, float); rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, len(x), (reps, len(x)))].mean(1)
+    return x.mean(), *np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+
+def _run(job):
+    who, seed, steps, log_every = job
+    t = time.perf_counter()
+    out = (ours if who == 'ours' else reference)(seed, steps, log_every)
+    return who, seed, out, time.perf_counter() - t
+
+def main(seeds=20, steps=100_000, log_every=1000, workers=2, out=OUT):
+    jobs = [(w, k, steps, log_every) for k in range(seeds) for w in ('reference', 'ours')]
+    ours(0, 2 * log_every, log_every)   # compile (or load) our loop once before the workers start
+    res = {'ours': {}, 'reference': {}}
+    with ProcessPoolExecutor(workers) as ex:
+        for who, seed, arr, sec in ex.map(_run, jobs):
+            res[who][seed] = arr
+            print(f"{who:>9} seed {seed:2d}: {sec:6.1f} s, final " + ', '.join(f"{c} {v:,.0f}" for c, v in zip(CURVES, arr[-1, 1:])), flush=True)
+    g = river_swim().get_average_rewards()['optimal']
+    print(f"\nRiverSwim (6 states, g* = {g:.4f}), {seeds} seeds x {steps:,} steps; final regrets, mean [95% bootstrap CI]")
+    frames, ci = [], {}
+    for who in ('ours', 'reference'):
+        A = np.stack([res[who][k] for k in range(seeds)])   # seeds x rows x (steps + 3 curves)
+        for j, c in enumerate(CURVES, 1):
+            ci[who, c] = bootstrap_ci(A[:, -1, j])
+            print(f"  {who:>9} {c:<30} {ci[who, c][0]:>10,.0f} [{ci[who, c][1]:,.0f}, {ci[who, c][2]:,.0f}]")
+            lo, hi = np.quantile(A[:, :, j], [0.025, 0.975], axis=0)
+            frames.append(pd.DataFrame(dict(agent=who, indicator=c, steps=A[0, :, 0].astype(int), mean=A[:, :, j].mean(0), q025=lo, q975=hi)))
+    (o, ol, oh), (r, rl, rh) = ci['ours', 'realised_cumulative_regret'], ci['reference', 'realised_cumulative_regret']
+    overlap = ol <= rh and rl <= oh
+    b = ci['ours', 'behaviour_cumulative_regret'][0]
+    inside = ol <= b <= oh
+    print(f"realised regrets' intervals overlap: {'yes' if overlap else 'NO'}; our mean behaviour regret {b:,.0f} within our realised regret's interval: {'yes' if inside else 'NO'}")
+    if out: pd.concat(frames, ignore_index=True).to_csv(out, index=False); print(f"mean curves written to {out}")
+    print(f"{int(overlap) + int(inside)} of 2 checks passed")
+
+if __name__ == '__main__':
+    arg = lambda k, d, f=int: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
+    main(arg('--seeds', 20), arg('--steps', 100_000), arg('--log-every', 1000), arg('--workers', 2), arg('--out', OUT, Path))

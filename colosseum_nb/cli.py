@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'instances_run_command',
            'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #ce6b1b67
+# %% ../nbs/08_cli.ipynb #6b4fc911
 import sys, time, argparse, contextlib, dataclasses, warnings
 import distributed
 from dataclasses import asdict
@@ -19,7 +19,7 @@ from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_n
 from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
                                         instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt)
 from .agent.agents import AGENTS, BENCHMARKED_AGENTS
-from .experiment.experiment_instances import agent_class_from_name, local_client
+from .experiment.experiment_instances import agent_class_from_name, local_client, folder_settings
 from .cluster import slurm_cluster, slurm_problem, run_instance_folder, write_array_script, submit_array
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
@@ -172,7 +172,7 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #e79c0c20
+# %% ../nbs/08_cli.ipynb #8f26ca26
 def _cell(m, sd, n, c):
     "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
     if pd.isna(m): return '-'
@@ -212,6 +212,14 @@ def _print_summary(folders):
         print(f"\n{Path(f).name}: final normalised regret / steps, mean ± std over seeds: {head} (completed seeds); best by the first")
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
+        print(_settings_line(f))
+
+def _settings_line(folder)->str:
+    "Which settings produced a results folder's numbers, as its record says."
+    st = folder_settings(folder)
+    if st is None: return "settings: not recorded (these runs predate the record)"
+    mode = "reference-compatible (Colosseum's agents and measures, quirks included)" if st['reference_compatible'] else "default (as defined in the papers)"
+    return f"settings: {mode}, tolerance {st['tolerance']:g}"
 
 # %% ../nbs/08_cli.ipynb #09531622
 @contextlib.contextmanager

@@ -7,16 +7,34 @@ __all__ = ['SYMBOLS', 'EMISSION_MAPS', 'EmissionMap', 'Tabular', 'OneHotEncoding
            'TensorEncoding', 'linear_value_features', 'StateLinear', 'StateLinearOptimal', 'StateLinearRandom',
            'emission_map_class']
 
-# %% ../nbs/03j_emission_maps.ipynb #6e8664da
+# %% ../nbs/03j_emission_maps.ipynb #be0e4427
 import numpy as np
+from .noises import noise_class
 
-# %% ../nbs/03j_emission_maps.ipynb #6b01012a
+# %% ../nbs/03j_emission_maps.ipynb #f71bc41f
+def _check_kwargs(name, kw):
+    if kw is None: return {}
+    if not isinstance(kw, dict) or not all(isinstance(k, str) for k in kw): raise ValueError(f"{name}={kw!r}: must be a dict of keyword arguments")
+    return dict(kw)
+
 class EmissionMap:
     "Base of the emission maps: the float32 table `all_observations` of every state's observation, built once."
     is_tabular = False
     def __init__(self, mdp, # the MDP whose states are emitted
-                 noise=None): # a `colosseum_nb.noises.Noise` added to each observation handed out (or `None`)
-        self.mdp, self.noise, self._table = mdp, noise, None
+                 noise=None, # a `colosseum_nb.noises.Noise` class (or its name) added to each observation handed out, or `None`
+                 noise_kwargs:dict=None): # the noise's parameters (its seed is the MDP's)
+        self.mdp, self._table, self._noise = mdp, None, None
+        self._noise_cls, self._noise_kwargs = noise_class(noise), _check_kwargs('noise_kwargs', noise_kwargs)
+        if self._noise_cls is not None:   # check the parameters now rather than at the first observation
+            try: self._noise_cls((1,), 0, **self._noise_kwargs)
+            except TypeError as e: raise ValueError(f"noise_kwargs={noise_kwargs!r}: {e}") from None
+
+    @property
+    def noise(self):
+        "The noise added to each observation handed out (made on first use for this map's shape, seeded by the MDP seed), or `None`."
+        if self._noise is None and self._noise_cls is not None:
+            self._noise = self._noise_cls(self.shape, self.mdp.seed, **self._noise_kwargs)
+        return self._noise
 
     @property
     def episodic(self)->bool: return self.mdp.is_episodic()
@@ -170,7 +188,7 @@ class TensorEncoding(EmissionMap):
         def put(o, h): o[..., -1] = h
         return _with_time(self.mdp, t, put)
 
-# %% ../nbs/03j_emission_maps.ipynb #3a46464e
+# %% ../nbs/03j_emission_maps.ipynb #5e1fa29a
 def linear_value_features(v:np.ndarray, # (S,) value function
                           d:int, # number of features
                           rng:np.random.Generator # source of the random matrices
@@ -186,9 +204,9 @@ def linear_value_features(v:np.ndarray, # (S,) value function
 
 class StateLinear(EmissionMap):
     "Random linear features whose span contains a value function (`_values` picks which)."
-    def __init__(self, mdp, noise=None, d:int=None # number of features (default `max(10, int(0.1 S))`)
+    def __init__(self, mdp, noise=None, noise_kwargs=None, d:int=None # number of features (default `max(10, int(0.1 S))`)
                 ):
-        super().__init__(mdp, noise)
+        super().__init__(mdp, noise, noise_kwargs)
         dd = max(10, int(0.1 * mdp.n_states)) if d is None else d
         if isinstance(dd, bool) or not isinstance(dd, (int, np.integer)) or dd < 2: raise ValueError(f"d={d!r}: must be an integer >= 2")
         self.d = int(dd)

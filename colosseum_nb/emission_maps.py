@@ -110,7 +110,7 @@ class StateInfo(EmissionMap):
         return np.concatenate([np.broadcast_to(np.arange(H, dtype=np.float32)[:, None, None], (H, S, 1)),
                                np.broadcast_to(f, (H,) + f.shape)], axis=2)
 
-# %% ../nbs/03j_emission_maps.ipynb #a06fbb94
+# %% ../nbs/03j_emission_maps.ipynb #a9a82111
 SYMBOLS = {'RiverSwim': [' ', 'A', 'S', 'G'], 'DeepSea': ['A', ' '], 'FrozenLake': ['A', 'F', 'H', 'G'],
            'SimpleGrid': [' ', 'A', '+', '-'], 'MiniGridEmpty': [' ', '>', '<', 'v', '^', 'G'],
            'MiniGridRooms': [' ', '>', '<', 'v', '^', 'G', 'W'], 'Taxi': [' ', 'A', 'X', 'D', 'P']}
@@ -132,8 +132,8 @@ def _grid_layers(mdp):
     if fam == 'DeepSea':
         return np.full((n, n), ' '), [(n - 1 - X[:, 1], X[:, 0], np.full(S, 'A'), every)]
     if fam == 'FrozenLake':
-        g = np.array([list(r) for r in mdp.lake]); g[g == 'S'] = 'F'
-        return g, [(X[:, 0], X[:, 1], np.full(S, 'A'), every)]
+        g = np.array([list(r) for r in mdp.lake]); g[0, 0] = 'F'
+        return g.T[::-1], [(n - 1 - X[:, 1], X[:, 0], np.full(S, 'A'), every)]   # lake[X, Y] drawn transposed, Y up
     if fam == 'SimpleGrid':
         g = np.full((n, n), ' ')
         for x in (0, n - 1):
@@ -147,10 +147,11 @@ def _grid_layers(mdp):
         g[m - 1 - mdp.goal[1], mdp.goal[0]] = 'G'
         arrows = np.array(['^', '>', 'v', '<'])   # MiniGridDirection UP, RIGHT, DOWN, LEFT
         return g, [(m - 1 - X[:, 1], X[:, 0], arrows[X[:, 2]], every)]
-    g = np.full((n, n), ' '); g[np.asarray(mdp.walls).T[::-1] != 0] = 'X'    # Taxi: walls[x, y] drawn at row n-1-y, column x
+    g = np.full((n, n), 'X')                                    # Taxi: cell (x, y) drawn at row n-1-x, column y
+    for x, y in mdp.admissible: g[n - 1 - x, y] = ' '
     waiting = X[:, 2] != -1
-    return g, [(n - 1 - X[:, 5], X[:, 4], np.full(S, 'D'), every), (n - 1 - X[:, 3], X[:, 2], np.full(S, 'P'), waiting),
-               (n - 1 - X[:, 1], X[:, 0], np.full(S, 'A'), every)]
+    return g, [(n - 1 - X[:, 4], X[:, 5], np.full(S, 'D'), every), (n - 1 - X[:, 2], X[:, 3], np.full(S, 'P'), waiting),
+               (n - 1 - X[:, 0], X[:, 1], np.full(S, 'A'), every)]
 
 def grid_symbols(mdp)->np.ndarray:
     "`(S, rows, cols)` array of one-character strings: every state's grid, as Colosseum draws it."

@@ -189,12 +189,12 @@ class TensorEncoding(EmissionMap):
         def put(o, h): o[..., -1] = h
         return _with_time(self.mdp, t, put)
 
-# %% ../nbs/03j_emission_maps.ipynb #5e1fa29a
-def linear_value_features(v:np.ndarray, # (S,) value function
+# %% ../nbs/03j_emission_maps.ipynb #0b22d55a
+def linear_value_features(v:np.ndarray, # (n,) values (an episodic MDP passes all its `V[h, s]`)
                           d:int, # number of features
                           rng:np.random.Generator # source of the random matrices
                          )->np.ndarray:
-    "`(S, d)` unit-norm columns whose span contains `v` and the constant vector."
+    "`(n, d)` unit-norm columns whose span contains `v` and the constant vector."
     S = v.shape[0]
     if not np.isfinite(v).all(): raise ValueError('v: the value function must be finite')
     psi = rng.standard_normal((S, d)); psi[:, 0] = 1; psi[:, 1] = v
@@ -217,9 +217,8 @@ class StateLinear(EmissionMap):
     def _build(self):
         V = np.asarray(self._values(), np.float64)
         rng = np.random.default_rng([self.mdp.seed, sum(type(self).__name__.encode())])
-        if not self.mdp.is_episodic(): self.features = linear_value_features(V.ravel(), self.d, rng)
-        else: self.features = np.stack([linear_value_features(V[h], self.d, rng) for h in range(self.mdp.H)])
-        return self.features
+        self.features = linear_value_features(V.ravel(), self.d, rng).reshape(V.shape + (self.d,))
+        return self.features[:self.mdp.H] if self.mdp.is_episodic() else self.features
 
 class StateLinearOptimal(StateLinear):
     "Features whose span contains the optimal value function."

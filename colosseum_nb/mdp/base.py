@@ -6,13 +6,14 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #9bfd65e4
+# %% ../../nbs/01_mdp.base.ipynb #d3182aa4
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 from ..config import kernel
+from ..emission_maps import emission_map_class, Tabular
 
 # %% ../../nbs/01_mdp.base.ipynb #0e46ab0c
 class RewardDist(namedtuple('RewardDist', 'kind a b')):
@@ -111,7 +112,7 @@ def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
     if not optimal - 0.1 > sub_optimal:
         raise _bad('sub_optimal_mean_reward', sub_optimal, f"must be below optimal_mean_reward - 0.1 = {optimal - 0.1:g}")
 
-# %% ../../nbs/01_mdp.base.ipynb #824ee243
+# %% ../../nbs/01_mdp.base.ipynb #1dbd217f
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -126,6 +127,10 @@ class BaseMDP:
                  p_lazy=None, # probability of staying in place
                  p_rand=None, # probability of executing a uniformly random action
                  rewards_range=(0.0, 1.0), # range that sampled rewards are mapped to
+                 emission_map=None, # what the agent observes: an `colosseum_nb.emission_maps` class or its name (`None`/`Tabular`: the state index)
+                 emission_map_kwargs:dict=None, # parameters of the emission map (e.g. `d` of the StateLinear maps)
+                 noise=None, # a `colosseum_nb.noises` class or its name added to each observation (needs an emission map)
+                 noise_kwargs:dict=None, # parameters of the noise (its seed is the MDP's)
                  **unknown):
         if unknown: raise ValueError(f"{type(self).__name__}: unknown parameter(s) {sorted(unknown)}; valid: {self._valid_names()}")
         self.seed = _check_int('seed', seed, 0, 2**32 - 1)
@@ -143,6 +148,7 @@ class BaseMDP:
         self._build()
         self._after_build()
         self._finalise()
+        self._setup_emission(emission_map, emission_map_kwargs, noise, noise_kwargs)
 
 # %% ../../nbs/01_mdp.base.ipynb #67c7ea12
 @patch(cls_method=True)
@@ -343,12 +349,12 @@ class EpisodicMDP(BaseMDP):
         m = self._minimal_H()
         self.H = m if self._requested_H is None else max(m, self._requested_H)
 
-# %% ../../nbs/01_mdp.base.ipynb #a9ab8bad
+# %% ../../nbs/01_mdp.base.ipynb #38171a7b
 @patch
 def reset(self:BaseMDP)->TimeStep:
     "Start a new trajectory (episode) from `s0 ~ mu`."
     self.h, self.cur = 0, int(self._rng.choice(self.starting_states, p=self.starting_probs))
-    return TimeStep(StepType.FIRST, None, None, self.cur)
+    return TimeStep(StepType.FIRST, None, None, self.cur if self.emission_map is None else self.emission_map.get_observation(self.cur, 0))
 
 @patch
 def _sample(self:BaseMDP, s, a):
@@ -362,13 +368,33 @@ def _sample(self:BaseMDP, s, a):
 @patch
 def step(self:BaseMDP, action:int # agent action in 0..n_actions-1
         )->TimeStep:
-    "Take one step; in episodic MDPs the `H`-th step is the last one (observation -1)."
+    "Take one step; in episodic MDPs the `H`-th step is the last one (observation -1, or zeros with an emission map)."
     if not hasattr(self, 'cur'): raise RuntimeError("call reset() before step()")
     if not 0 <= int(action) < self.n_actions: raise _bad('action', action, f"must be in 0..{self.n_actions - 1}")
     if self.is_episodic() and self.h >= self.H: raise RuntimeError("the episode is over: call reset()")
     self.cur, reward = self._sample(self.cur, int(action)); self.h += 1
     last = self.is_episodic() and self.h == self.H
-    return TimeStep(StepType.LAST if last else StepType.MID, float(reward), 1.0, -1 if last else self.cur)
+    if self.emission_map is None: obs = -1 if last else self.cur
+    else: obs = np.zeros(self.emission_map.shape, np.float32) if last else self.emission_map.get_observation(self.cur, self.h)
+    return TimeStep(StepType.LAST if last else StepType.MID, float(reward), 1.0, obs)
+
+# %% ../../nbs/01_mdp.base.ipynb #3a2733d8
+@patch
+def _setup_emission(self:BaseMDP, emission_map, emission_map_kwargs, noise, noise_kwargs):
+    "Build the emission map (with its noise) the constructor was given; `None` for the tabular view."
+    cls = emission_map_class(emission_map)
+    if emission_map_kwargs is not None and not isinstance(emission_map_kwargs, dict): raise _bad('emission_map_kwargs', emission_map_kwargs, "must be a dict")
+    if cls is None or cls is Tabular:
+        if noise is not None: raise _bad('noise', noise, "needs a non-tabular emission_map (the state index cannot be noisy)")
+        if emission_map_kwargs: raise _bad('emission_map_kwargs', emission_map_kwargs, "given without a non-tabular emission_map")
+        self.emission_map = None; return
+    try: self.emission_map = cls(self, noise=noise, noise_kwargs=noise_kwargs, **(emission_map_kwargs or {}))
+    except TypeError as e: raise _bad('emission_map_kwargs', emission_map_kwargs, str(e)) from None
+
+@patch(as_prop=True)
+def is_tabular(self:BaseMDP)->bool:
+    "Whether the agent observes the state index."
+    return self.emission_map is None
 
 # %% ../../nbs/01_mdp.base.ipynb #6f4e2974
 _COMMON = ('seed', 'randomize_actions', 'p_lazy', 'p_rand', 'rewards_range', 'make_reward_stochastic', 'reward_variance_multiplier')

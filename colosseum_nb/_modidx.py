@@ -1963,4 +1963,5 @@ d = { 'settings': { 'branch': 'main',
                                     'colosseum_nb.utils.greedy_ties': ('utils.html#greedy_ties', 'colosseum_nb/utils.py'),
                                     'colosseum_nb.utils.greedy_ties_row': ('utils.html#greedy_ties_row', 'colosseum_nb/utils.py'),
                                     'colosseum_nb.utils.make_mdp_spec': ('utils.html#make_mdp_spec', 'colosseum_nb/utils.py'),
-                                    'colosseum_nb.utils.seed_numba': ('utils.html#seed_numba', 'colosseum_nb/utils.py')}}}
+                                    'colosseum_nb.utils.seed_numba': ('utils.html#seed_numba', 'colosseum_nb/utils.py'),
+                                    'colosseum_nb.utils.take_flag': ('utils.html#take_flag', 'colosseum_nb/utils.py')}}}

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['MDPSpec', 'make_mdp_spec', 'check_mdp_spec', 'seed_numba', 'argmax_random_tie', 'greedy_one_hot', 'greedy_ties_row',
-           'greedy_ties', 'atomic_write', 'did_you_mean', 'ClassRegistry']
+           'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry']
 
 # %% ../nbs/05a_utils.ipynb #8d5199d0
 import os, uuid, difflib
@@ -108,6 +108,15 @@ def greedy_ties(Q, # values, shape (n, A)
                ):
     "Write the distribution of `argmax_random_tie` of each row of `Q` into `pi` (uniform over each row's maximisers)."
     for i in range(Q.shape[0]): greedy_ties_row(Q[i], pi[i])
+
+# %% ../nbs/05a_utils.ipynb #0070d2b6
+@kernel
+def take_flag(flag # a one-element integer array, 1 when set
+             )->bool:
+    "Whether `flag` is set; it is cleared."
+    was = flag[0] == 1
+    flag[0] = 0
+    return was
 
 # %% ../nbs/05a_utils.ipynb #4255ff39
 def atomic_write(path, # the file to (re)place; missing parent folders are created

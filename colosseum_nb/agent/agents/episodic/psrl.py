@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['PSRLEpisodicParams', 'PSRLEpisodicState', 'PSRL_EPISODIC_FNS', 'PSRLEpisodic']
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #5add807b
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #4c59ea03
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
@@ -22,7 +22,7 @@ PSRLEpisodicParams.__doc__ = "The scalar parameters of a `PSRLEpisodic` agent: t
 PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Tn Rs V Qm Vm prm stale zig bstale')
 PSRLEpisodicState.__doc__ = "The data of a `PSRLEpisodic` agent (arrays and its `PSRLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #32882fc8
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #9de74b9b
 @kernel
 def _psrl_sample_and_plan(state):
     posterior_transitions_sample(state.N, state.supp, state.nsupp, state.prm.c, state.Tn, state.zig)
@@ -49,9 +49,8 @@ def _psrl_step_update(state, s, a, r, sp, h, terminal):
 def _psrl_policy(state, pi):
     Qm, Vm = state.Qm, state.Vm
     H, S, A = pi.shape
-    changed = state.stale[0] == 1
+    changed = take_flag(state.stale)
     if changed: mean_backward_induction(state.N, state.Nsa, state.supp, state.nsupp, state.prm.c, state.nig[0], H, Qm, Vm)
-    state.stale[0] = 0
     greedy_one_hot(Qm[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return changed
 
@@ -59,9 +58,7 @@ def _psrl_policy(state, pi):
 def _psrl_behaviour(state, pi):
     H, S, A = pi.shape
     greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
-    changed = state.bstale[0] == 1
-    state.bstale[0] = 0
-    return changed
+    return take_flag(state.bstale)
 
 PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
                                   _psrl_episode_end_update, _psrl_policy, _psrl_behaviour)

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['QLEpisodicParams', 'QLEpisodicState', 'QL_EPISODIC_FNS', 'QLearningEpisodic']
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #0878d1bd
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #fba5b50d
 import numpy as np
 import gin
 from collections import namedtuple
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_ties_row
+from ....utils import argmax_random_tie, greedy_ties_row, take_flag
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update,
                                      terminal_is_episode_end, check_number, check_choice)
 
@@ -20,7 +20,7 @@ QLEpisodicParams.__doc__ = "The scalar parameters of a `QLearningEpisodic` agent
 QLEpisodicState = namedtuple('QLEpisodicState', 'Q V N mu sigma beta prm changed pic pib bchanged')
 QLEpisodicState.__doc__ = "The data of a `QLearningEpisodic` agent (arrays and its `QLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #620fe1b4
+# %% ../../../../nbs/05c_agent.agents.episodic.q_learning.ipynb #55d10709
 @kernel
 def _ql_select(state, s, h):
     return argmax_random_tie(state.Q[h, s])
@@ -60,16 +60,12 @@ def _ql_step_update(state, s, a, r, sp, h, terminal):
 @kernel
 def _ql_policy(state, pi):
     pi[:] = state.pic
-    changed = state.changed[0] == 1
-    state.changed[0] = 0
-    return changed
+    return take_flag(state.changed)
 
 @kernel
 def _ql_behaviour(state, pi):
     pi[:] = state.pib
-    changed = state.bchanged[0] == 1
-    state.bchanged[0] = 0
-    return changed
+    return take_flag(state.bchanged)
 
 QL_EPISODIC_FNS = NumbaAgentFns(no_before_start, _ql_select, _ql_step_update, terminal_is_episode_end, no_episode_end_update, _ql_policy,
                                 _ql_behaviour)

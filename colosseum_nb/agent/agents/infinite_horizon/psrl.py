@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['PSRLContinuousParams', 'PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ae604f10
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f7f347d4
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_int
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
@@ -153,7 +153,7 @@ def _psrlc_sample(state):
                 sl = slot[s, a]
                 for j in range(psi): st = dirichlet_counts_row(st, state.zig, N, supp, nsupp, s, a, b, k, P[sl, j])
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #6c86b85e
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #06436700
 @kernel
 def _psrlc_plan(state):
     _psrlc_sample(state)
@@ -190,19 +190,16 @@ def _psrlc_episode_end_update(state):
 @kernel
 def _psrlc_policy(state, pi):
     prm = state.prm
-    changed = state.stale[0] == 1
+    changed = take_flag(state.stale)
     if changed: mean_discounted_vi(state.N, state.Nsa, state.supp, state.nsupp, prm.c, state.nig[0], prm.gamma, state.Vp, state.Qp,
                                    prm.policy_tol, 1_000_000)
-    state.stale[0] = 0
     greedy_one_hot(state.Qp, pi)
     return changed
 
 @kernel
 def _psrlc_behaviour(state, pi):
     greedy_ties(state.Q, pi)
-    changed = state.bstale[0] == 1
-    state.bstale[0] = 0
-    return changed
+    return take_flag(state.bstale)
 
 PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_step_update, _psrlc_is_episode_end,
                                     _psrlc_episode_end_update, _psrlc_policy, _psrlc_behaviour)

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['QLContinuousParams', 'QLContinuousState', 'QL_CONTINUOUS_FNS', 'QLearningContinuous']
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #cfe69ea9
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #b322ea4f
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_ties_row
+from ....utils import argmax_random_tie, greedy_ties_row, take_flag
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update,
                                      terminal_is_episode_end, check_number)
 
@@ -20,7 +20,7 @@ QLContinuousParams.__doc__ = "The scalar parameters of a `QLearningContinuous` a
 QLContinuousState = namedtuple('QLContinuousState', 'Qh Q V N prm changed pic pib bchanged')
 QLContinuousState.__doc__ = "The data of a `QLearningContinuous` agent (arrays and its `QLContinuousParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #a00531ae
+# %% ../../../../nbs/05g_agent.agents.infinite_horizon.q_learning.ipynb #9ece429a
 @kernel
 def _qlc_select(state, s, h):
     return argmax_random_tie(state.Qh[s])
@@ -52,16 +52,12 @@ def _qlc_step_update(state, s, a, r, sp, h, terminal):
 @kernel
 def _qlc_policy(state, pi):
     pi[:] = state.pic
-    changed = state.changed[0] == 1
-    state.changed[0] = 0
-    return changed
+    return take_flag(state.changed)
 
 @kernel
 def _qlc_behaviour(state, pi):
     pi[:] = state.pib
-    changed = state.bchanged[0] == 1
-    state.bchanged[0] = 0
-    return changed
+    return take_flag(state.bchanged)
 
 QL_CONTINUOUS_FNS = NumbaAgentFns(no_before_start, _qlc_select, _qlc_step_update, terminal_is_episode_end, no_episode_end_update, _qlc_policy,
                                   _qlc_behaviour)

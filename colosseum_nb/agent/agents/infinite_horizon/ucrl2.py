@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['UCRL2Params', 'UCRL2State', 'UCRL2_FNS', 'UCRL2Continuous']
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #64c4ee0e
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #7f1a8408
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties
+from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_choice
 from ...mdp_models import init_counts, count_update, mean_discounted_vi, dense_discounted_vi
 from ....dynamic_programming import _evi_reference
@@ -172,7 +172,7 @@ def _ucrl2_plan(state):
     else: _ucrl2_plan_paper(state)
     state.stale[0] = 1; state.plans[0] += 1; state.bstale[0] = 1
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #d8a6339f
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #8a5c5a69
 @kernel
 def _ucrl2_before_start(state, s0): _ucrl2_plan(state)
 
@@ -198,20 +198,17 @@ def _ucrl2_episode_end_update(state):
 @kernel
 def _ucrl2_policy(state, pi):
     prm, Vp, Qp = state.prm, state.Vp, state.Qp
-    changed = state.stale[0] == 1
+    changed = take_flag(state.stale)
     if changed:
         if prm.reference: dense_discounted_vi(state.P, state.Rhat, prm.gamma, Vp, Qp, prm.policy_tol, 1_000_000)
         else: mean_discounted_vi(state.Ns, state.Nsas, state.supp, state.nsupps, 0.0, state.rhs, prm.gamma, Vp, Qp, prm.policy_tol, 1_000_000)
-    state.stale[0] = 0
     greedy_one_hot(Qp, pi)
     return changed
 
 @kernel
 def _ucrl2_behaviour(state, pi):
     greedy_ties(state.Q, pi)
-    changed = state.bstale[0] == 1
-    state.bstale[0] = 0
-    return changed
+    return take_flag(state.bstale)
 
 UCRL2_FNS = NumbaAgentFns(_ucrl2_before_start, _ucrl2_select, _ucrl2_step_update, _ucrl2_is_episode_end, _ucrl2_episode_end_update, _ucrl2_policy,
                           _ucrl2_behaviour)

@@ -28,15 +28,20 @@ from .analysis import analyse, DEFAULT_INDICATORS
 from .analysis.results import load_results, summary_table as results_summary_table
 from .experiment.logs import log_files
 
-# %% ../nbs/08_cli.ipynb #6864b1b7
+# %% ../nbs/08_cli.ipynb #3be46fa2
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
 
-def _seed(text):
-    "A non-negative integer seed (argparse type)."
-    try: v = int(text)
-    except ValueError: raise argparse.ArgumentTypeError(f"invalid seed {text!r}: must be a non-negative integer") from None
-    if v < 0: raise argparse.ArgumentTypeError(f"invalid seed {text!r}: must be a non-negative integer")
-    return v
+def _nonnegative(what:str # what the number is, for messages ('seed', 'task')
+                ):
+    "An argparse type for a non-negative integer."
+    def f(text):
+        try: v = int(text)
+        except ValueError: raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: must be a non-negative integer") from None
+        if v < 0: raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: must be a non-negative integer")
+        return v
+    return f
+
+_seed = _nonnegative('seed')
 
 def make_parser()->argparse.ArgumentParser:
     "The argument parser of the `colosseum_nb` command."
@@ -353,14 +358,14 @@ def _analyse_after_run(folders, client=None):
             else (_analyse_one(f, settings) for f in folders))
     for f, (out, written) in zip(folders, done): print(f"analysis of {Path(f).name}: {len(written)} files in {out}")
 
-# %% ../nbs/08_cli.ipynb #b8dbb298
+# %% ../nbs/08_cli.ipynb #6c95c473
 def _add_instances_parser(sub):
     i = sub.add_parser('instances', help='run pickled instances, or write and submit a SLURM job array for them',
                        description='Run the experiment instances pickled in a folder (save_instances_to_folder), or write a SLURM job array that does.')
     isub = i.add_subparsers(dest='instances_command', metavar='ACTION', required=True)
     r = isub.add_parser('run', help="run a folder's instances (one task's share with --task/--tasks), skipping completed runs")
     r.add_argument('folder', metavar='FOLDER', help='a folder of pickled experiment instances')
-    r.add_argument('--task', type=_nonnegative, metavar='I', help='this task (0..N-1); default: every instance')
+    r.add_argument('--task', type=_nonnegative('task'), metavar='I', help='this task (0..N-1); default: every instance')
     r.add_argument('--tasks', type=_positive(int), metavar='N', help='the number of tasks sharing the folder')
     r.add_argument('--cores', type=_positive(int), default=1, metavar='C', help='processes of this task (default: %(default)s)')
     r.add_argument('--import-module', action='append', default=[], metavar='MODULE', help='a module defining custom classes, imported first (repeatable)')
@@ -378,13 +383,6 @@ def _add_instances_parser(sub):
     b.add_argument('--force', action='store_true', help='replace a different run_instances.sbatch')
     b.add_argument('--submit', action='store_true', help='submit the array with sbatch and print its job id')
     b.set_defaults(func=instances_sbatch_command)
-
-def _nonnegative(text):
-    "A non-negative integer (argparse type)."
-    try: v = int(text)
-    except ValueError: raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a non-negative integer") from None
-    if v < 0: raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a non-negative integer")
-    return v
 
 # %% ../nbs/08_cli.ipynb #246cc0e0
 def instances_run_command(args)->int:

@@ -7,7 +7,7 @@ __all__ = ['ARRAY_SCRIPT', 'slurm_problem', 'slurm_available', 'walltime_seconds
            'slurm_cluster', 'instance_files', 'task_share', 'run_instance_folder', 'array_script', 'write_array_script',
            'submit_array']
 
-# %% ../nbs/09_cluster.ipynb #130bbbeb
+# %% ../nbs/09_cluster.ipynb #4f8992ef
 import os, re, sys, shlex, shutil, subprocess
 from pathlib import Path
 import distributed
@@ -15,6 +15,7 @@ import colosseum_nb
 from dask_jobqueue import SLURMCluster
 from .experiment.experiment_instances import WORKER_ENV, local_client, machine_cores, run_experiment_instances, RunSummary
 from .utils import atomic_write
+from .agent.base import check_int
 
 # %% ../nbs/09_cluster.ipynb #61f6c053
 def slurm_problem(timeout:float=10 # seconds to wait for the controller
@@ -101,7 +102,7 @@ def slurm_cluster(queue:str=None, # SLURM partition (None: the default one)
     cluster.adapt(minimum_jobs=lo, maximum_jobs=hi)
     return cluster
 
-# %% ../nbs/09_cluster.ipynb #3793d462
+# %% ../nbs/09_cluster.ipynb #e727e704
 def instance_files(folder # a folder of pickled instances (`save_instances_to_folder`)
                   )->list:
     "The instance files (`*.pkl`) of `folder`, sorted by name."
@@ -111,10 +112,6 @@ def instance_files(folder # a folder of pickled instances (`save_instances_to_fo
     if not files: raise ValueError(f"{folder}: holds no experiment instances (*.pkl files, written by save_instances_to_folder)")
     return files
 
-def _count(name, v, low):
-    if isinstance(v, bool) or not isinstance(v, int) or v < low: raise ValueError(f"{name}={v!r}: must be an integer >= {low}")
-    return v
-
 def task_share(files:list, # the sorted instance files
                task:int=None, # this task's index, 0 .. tasks-1 (None: every file)
                tasks:int=None # the number of tasks
@@ -122,11 +119,11 @@ def task_share(files:list, # the sorted instance files
     "The files of task `task` of `tasks`: those whose position is `task` modulo `tasks`."
     if task is None and tasks is None: return list(files)
     if task is None or tasks is None: raise ValueError("give both task and tasks, or neither")
-    _count('tasks', tasks, 1); _count('task', task, 0)
+    check_int('tasks', tasks, 1); check_int('task', task, 0)
     if task >= tasks: raise ValueError(f"task={task}: must be in 0..{tasks - 1} (tasks={tasks})")
     return list(files)[task::tasks]
 
-# %% ../nbs/09_cluster.ipynb #6b4383c5
+# %% ../nbs/09_cluster.ipynb #95af3448
 def run_instance_folder(folder, # a folder of pickled instances
                         task:int=None, # this task's index (None: every instance)
                         tasks:int=None, # the number of tasks sharing the folder
@@ -136,10 +133,10 @@ def run_instance_folder(folder, # a folder of pickled instances
                        )->RunSummary:
     "Run this task's share of the instances of `folder`, skipping completed runs; failures are in the summary."
     files = task_share(instance_files(folder), task, tasks)
-    _count('cores', cores, 1)
+    check_int('cores', cores, 1)
     return run_experiment_instances(files, n_cores=cores, show_progress=progress, import_modules=tuple(import_modules), raise_on_failure=False)
 
-# %% ../nbs/09_cluster.ipynb #f1fc0028
+# %% ../nbs/09_cluster.ipynb #f6cbe21a
 _MEM = re.compile(r'^\d+[KMGT]?$', re.I)
 
 def array_script(folder, # the folder of pickled instances (its absolute path goes into the script)
@@ -152,7 +149,7 @@ def array_script(folder, # the folder of pickled instances (its absolute path go
                  python:str=None # the Python of the tasks (default: this one)
                 )->str:
     "The text of a SLURM job array whose tasks run the instances of `folder`."
-    folder, tasks, cpus = Path(folder).resolve(), _count('tasks', tasks, 1), _count('cpus_per_task', cpus_per_task, 1)
+    folder, tasks, cpus = Path(folder).resolve(), check_int('tasks', tasks, 1), check_int('cpus_per_task', cpus_per_task, 1)
     walltime_seconds(time)
     if not _MEM.match(str(mem)): raise ValueError(f"mem={mem!r}: expected SLURM's format, e.g. '2G' or '500M'")
     q = lambda x: shlex.quote(str(x))

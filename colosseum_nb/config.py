@@ -65,29 +65,31 @@ def reference_compatible(on:bool=True # the mode inside the `with` block
     try: yield
     finally: set_reference_compatible(old)
 
-# %% ../nbs/00_config.ipynb #d3f2f641
+# %% ../nbs/00_config.ipynb #3afc511d
 RESULT_SETTINGS = ('reference_compatible', 'tolerance')  # the settings that change results, recorded with every run
+
+def _checked_tolerance(name, tol)->float:
+    "`tol` as a float, or a `ValueError` naming `name` if it is not a number in (0, 0.1]."
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol <= 0.1: raise ValueError(f"{name}={tol!r}: must be a number in (0, 0.1]")
+    return float(tol)
 
 def set_tolerance(tol:float # absolute tolerance of default-mode quantities, in (0, 0.1]
                  ):
     "Set the tolerance to which default-mode quantities are solved."
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol <= 0.1: raise ValueError(f"tol={tol!r}: must be a number in (0, 0.1]")
-    _SETTINGS['tolerance'] = float(tol)
+    _SETTINGS['tolerance'] = _checked_tolerance('tol', tol)
 
 def result_settings()->dict:
     "The settings that change results, as plain data (what an experiment instance records)."
     return {k: _SETTINGS[k] for k in RESULT_SETTINGS}
 
-# %% ../nbs/00_config.ipynb #11e66c20
+# %% ../nbs/00_config.ipynb #c4d6a626
 def check_result_settings(settings # a mapping of `RESULT_SETTINGS` names to values
                          )->dict:
     "`settings` as a complete, checked dict of the settings that change results."
     if not isinstance(settings, dict) or set(settings) != set(RESULT_SETTINGS):
         raise ValueError(f"settings={settings!r}: must give exactly {', '.join(RESULT_SETTINGS)}")
     if not isinstance(settings['reference_compatible'], bool): raise ValueError(f"reference_compatible={settings['reference_compatible']!r}: must be True or False")
-    tol = settings['tolerance']
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol <= 0.1: raise ValueError(f"tolerance={tol!r}: must be a number in (0, 0.1]")
-    return dict(reference_compatible=settings['reference_compatible'], tolerance=float(tol))
+    return dict(reference_compatible=settings['reference_compatible'], tolerance=_checked_tolerance('tolerance', settings['tolerance']))
 
 @contextlib.contextmanager
 def use_settings(settings # a mapping of `RESULT_SETTINGS` names to values (e.g. an instance's record)

@@ -124,7 +124,7 @@ def time_exceeded_path(instance:ExperimentInstance)->Path:
     "The file that records that a run was cut by its time budget."
     return instance.log_folder / f'seed{instance.seed}_time_exceeded.txt'
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #fc3fa26a
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #28bfbc03
 SETTINGS_FILE = 'colosseum_nb_settings.yml'  # a results folder's record of the settings its runs used
 
 def folder_settings(folder # a results folder
@@ -136,15 +136,17 @@ def folder_settings(folder # a results folder
     except (OSError, ValueError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ValueError(f"{p}: not a record of result settings ({e}); restore it or use another results folder") from None
 
+def _differences(there, here)->list:
+    "What differs between two records of result settings (nothing when there is no record `there`)."
+    return [] if there is None else [f"{k} is {there[k]!r} there, {here[k]!r} here" for k in RESULT_SETTINGS if there[k] != here[k]]
+
 def settings_differences(folder, # a results folder
                          settings:dict # the result settings of a run
                         )->list:
     "What differs between `settings` and those recorded in `folder` (nothing when nothing is recorded)."
-    there = folder_settings(folder)
-    if there is None: return []
-    return [f"{k} is {there[k]!r} there, {settings[k]!r} here" for k in RESULT_SETTINGS if there[k] != settings[k]]
+    return _differences(folder_settings(folder), settings)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #c84a3c45
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ef5a2566
 def _refuse_settings(folder, diffs):
     return ValueError(f"{folder}: its runs were made with other settings ({'; '.join(diffs)}); use the same settings "
                       "(colosseum_nb.config.set_reference_compatible, set_tolerance; --reference-compatible on the command line) or another results folder")
@@ -164,9 +166,10 @@ def record_settings(folder, # a results folder
     "Record `settings` as those of `folder`'s runs, refusing a folder whose runs were made with other settings."
     settings = check_result_settings(settings)
     for _ in range(2):  # refused at once, or after the record was created (by this process or a concurrent one)
-        diffs = settings_differences(folder, settings)
-        if diffs: raise _refuse_settings(folder, diffs)
-        if folder_settings(folder) is not None: return
+        there = folder_settings(folder)
+        if there is not None:
+            if diffs := _differences(there, settings): raise _refuse_settings(folder, diffs)
+            return
         _create_once(Path(folder) / SETTINGS_FILE, yaml.safe_dump(settings))
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #feff39b5
@@ -364,7 +367,7 @@ def install_classes(classes:bytes # `pack_classes(...)`
         if registry.get(cls.__name__) is not cls: register(cls)
     _INSTALLED.add(digest)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #6014a774
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #94317059
 def _run_timed(inst, skip):
     "(status, CSV path, error, seconds) of one run."
     t0 = time.perf_counter()
@@ -384,7 +387,8 @@ def _prepare_worker(modules, classes):
     try:
         for m in modules: importlib.import_module(m)
     except Exception as e: return f"cannot import {m!r} on this worker ({type(e).__name__}: {e})"
-    try: install_classes(classes)
+    try:
+        if classes is not None: install_classes(classes)
     except Exception as e: return f"cannot register the custom classes on this worker ({type(e).__name__}: {e}); define them in an importable module and pass import_modules"
     return None
 
@@ -392,7 +396,7 @@ def _run_batch(batch, # [(key, instance)]
                skip:bool, modules:tuple, topic:str, classes:bytes=None):
     "Run a batch of instances on this process; [(key, status, path, error, seconds)]."
     _note_start(topic, [k for k, _ in batch])
-    err = _prepare_worker(modules, classes or pack_classes(()))
+    err = _prepare_worker(modules, classes)
     if err is not None: return [(k, 'failed', None, err, 0.0) for k, _ in batch]
     return [(k, *_run_timed(inst, skip)) for k, inst in batch]
 
@@ -477,7 +481,7 @@ class FreshWorkerProcess(ProcessInterface):
         self.process = None
         await super().close()
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #4e365f14
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #73609db0
 _SCRIPT_FIXES = ("put the script's code under `if __name__ == '__main__':`, run in this process with n_cores=1, "
                  "or pass a client of a cluster you started")
 
@@ -490,6 +494,7 @@ def local_cluster(n_workers:int=None, # worker processes (default: one per core)
     if not main_reruns_in_workers():
         kw = {**dict(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=':0', silence_logs=logging.ERROR, env=env), **kwargs}
         return distributed.LocalCluster(**kw)
+    if kwargs: raise ValueError(f"{', '.join(sorted(kwargs))}: LocalCluster arguments, which the fresh worker processes of a plain script do not take")
     if sys.platform == 'win32': raise RuntimeError(f"local worker processes would run this script again and cannot be started otherwise on Windows: {_SCRIPT_FIXES}")
     worker = {'cls': FreshWorkerProcess, 'options': {'env': env}}
     scheduler = {'cls': distributed.Scheduler, 'options': {'host': '127.0.0.1', 'dashboard_address': ':0'}}

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'instances_run_command',
            'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #6b4fc911
+# %% ../nbs/08_cli.ipynb #47662d86
 import sys, time, argparse, contextlib, dataclasses, warnings
 import distributed
 from dataclasses import asdict
@@ -21,7 +21,10 @@ from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
 from .agent.agents import AGENTS, BENCHMARKED_AGENTS
 from .experiment.experiment_instances import agent_class_from_name, local_client, folder_settings
 from .cluster import slurm_cluster, slurm_problem, run_instance_folder, write_array_script, submit_array
-from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
+from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF, SMALL_HYPEROPT_CONF_NONTABULAR, DEFAULT_HYPEROPT_CONF_NONTABULAR
+from .emission_maps import EMISSION_MAPS
+from .noises import NOISES
+import yaml
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
 from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyperopt_scores, save_best_agent_configs
 from .analysis import analyse, DEFAULT_INDICATORS
@@ -90,15 +93,15 @@ def hardness_command(args)->int:
         print(f"written: {csv}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #fc170e93
+# %% ../nbs/08_cli.ipynb #5416c787
 def benchmarks_command(args)->int:
     "Print the default benchmarks with their MDP counts and experiment configurations."
     rows = [dict(benchmark=b.short_name, value=b.value, mdps=len(benchmark_mdp_configs(b)), **asdict(b.experiment_config))
             for b in ColosseumDefaultBenchmark]
-    print(pd.DataFrame(rows).drop(columns='emission_map').to_string(index=False))
+    print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #5cef1172
+# %% ../nbs/08_cli.ipynb #31c17226
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -111,8 +114,38 @@ def _positive(kind):
     f.__name__ = kind.__name__
     return f
 
+def _registry_name(registry):
+    "An argparse type for a class name of `registry` (an unknown name gets the closest ones)."
+    def f(text):
+        if text not in registry: raise argparse.ArgumentTypeError(registry.unknown(text))
+        return text
+    f.__name__ = registry.kind
+    return f
+
+def _keyword(text):
+    "An argparse type for `KEY=VALUE` (the value read as YAML: numbers, booleans, lists)."
+    k, eq, v = text.partition('=')
+    if not eq or not k.isidentifier(): raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be KEY=VALUE, e.g. scale=0.2")
+    try: return k, yaml.safe_load(v)
+    except yaml.YAMLError: raise argparse.ArgumentTypeError(f"invalid value {text!r}: the value is not a number, a boolean, a string or a list") from None
+
+def _add_observation(p):
+    "The emission map and the noise of every MDP (recorded in each results folder's experiment_config.yml)."
+    o = p.add_argument_group('observations', "what non-tabular agents observe (tabular agents act on the state index whatever the map); recorded in the results folder, which then refuses runs with another map")
+    o.add_argument('--emission-map', type=_registry_name(EMISSION_MAPS), metavar='MAP', help=f"an emission map: {', '.join(EMISSION_MAPS)} (default: the benchmark's, tabular)")
+    o.add_argument('--emission-map-kwargs', type=_keyword, nargs='+', metavar='KEY=VALUE', help='parameters of the emission map, e.g. d=12')
+    o.add_argument('--noise', type=_registry_name(NOISES), metavar='NOISE', help=f"a noise added to the observations: {', '.join(NOISES)} (needs --emission-map)")
+    o.add_argument('--noise-kwargs', type=_keyword, nargs='+', metavar='KEY=VALUE', help='parameters of the noise, e.g. scale=0.2')
+
+def _observation_changes(args)->dict:
+    "The experiment-configuration fields the observation arguments set."
+    d = dict(emission_map=args.emission_map, emission_map_kwargs=dict(args.emission_map_kwargs) if args.emission_map_kwargs else None,
+             noise=args.noise, noise_kwargs=dict(args.noise_kwargs) if args.noise_kwargs else None)
+    return {k: v for k, v in d.items() if v is not None}
+
 def _add_common(p, what):
     "Arguments shared by `run` and `hyperopt`."
+    _add_observation(p)
     p.add_argument('--agents', nargs='+', metavar='AGENT', help=f"agent classes (default: {what})")
     p.add_argument('--gin', action='append', default=[], metavar='BINDING', help='override a gin binding, e.g. "prms_0/QLearningEpisodic.c_1=0.5" (repeatable)')
     p.add_argument('--cores', type=_positive(int), metavar='N', help='local processes (default: every core); with --slurm, cores (worker processes) per job (default: 1)')
@@ -145,7 +178,7 @@ def _add_run_parser(sub):
     r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in analysis/<benchmark> of the results root)")
     r.set_defaults(func=run_command)
 
-# %% ../nbs/08_cli.ipynb #ecf826a7
+# %% ../nbs/08_cli.ipynb #4cd63772
 def _agents_for(bench, names):
     "The agent classes of a benchmark's setting (those named, or every built-in one)."
     classes = [AGENTS[n] for n in AGENTS] if names is None else [agent_class_from_name(n) for n in names]
@@ -155,6 +188,7 @@ def _shortened(bench, args):
     "`bench` with the experiment-configuration arguments applied."
     changes = {k: v for k, v in dict(n_seeds=args.seeds, n_steps=args.steps, max_interaction_time_s=args.max_time,
                                      log_performance_indicators_every=args.log_every).items() if v is not None}
+    changes.update(_observation_changes(args))
     return bench.with_experiment_config(**changes) if changes else bench
 
 def _configs(classes, args):
@@ -288,12 +322,12 @@ def _run_main_job(pairs, args, client):
     if not args.no_analysis: _analyse_after_run(folders, client)
     return folders, total
 
-# %% ../nbs/08_cli.ipynb #6a1b5706
+# %% ../nbs/08_cli.ipynb #42cff3ff
 def _add_hyperopt_parser(sub):
     h = sub.add_parser('hyperopt', help='hyperparameter search (step 1) and the selected configurations',
                        description='Sample agent configurations and MDPs, run them, and print the best configuration of each agent.')
     _add_common(h, 'the five benchmarked agents')
-    h.add_argument('--config', choices=('small', 'default'), default='small', help='SMALL_HYPEROPT_CONF or DEFAULT_HYPEROPT_CONF (default: %(default)s)')
+    h.add_argument('--config', choices=('small', 'default'), default='small', help='SMALL_HYPEROPT_CONF or DEFAULT_HYPEROPT_CONF, their _NONTABULAR versions with --emission-map (default: %(default)s)')
     h.add_argument('--seed', type=_seed, help="the search's seed (default: the configuration's, 42)")
     h.add_argument('--steps', type=_positive(int), metavar='N', help="steps per run (default: the configuration's)")
     h.add_argument('--mdps', nargs='+', metavar='MDP_CLASS', help='MDP classes to sample (default: every family)')
@@ -303,7 +337,9 @@ def _add_hyperopt_parser(sub):
 
 def hyperopt_command(args)->int:
     "Run a hyperparameter search and print the selected configurations."
-    conf = SMALL_HYPEROPT_CONF if args.config == 'small' else DEFAULT_HYPEROPT_CONF
+    obs = _observation_changes(args)
+    if obs: conf = dataclasses.replace(SMALL_HYPEROPT_CONF_NONTABULAR if args.config == 'small' else DEFAULT_HYPEROPT_CONF_NONTABULAR, **obs)
+    else: conf = SMALL_HYPEROPT_CONF if args.config == 'small' else DEFAULT_HYPEROPT_CONF
     if args.seed is not None: conf = dataclasses.replace(conf, seed=args.seed)
     if args.steps is not None: conf = dataclasses.replace(conf, n_timesteps=args.steps, log_every=min(conf.log_every, args.steps))
     if args.mdps is not None: conf = dataclasses.replace(conf, mdp_classes=tuple(args.mdps))

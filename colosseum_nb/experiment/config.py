@@ -6,14 +6,14 @@
 __all__ = ['ExperimentConfig', 'experiment_config_from_dict', 'as_experiment_config', 'experiment_config_to_yaml',
            'load_experiment_config']
 
-# %% ../../nbs/06a_experiment.config.ipynb #4bd84aa0
+# %% ../../nbs/06a_experiment.config.ipynb #fa8a2fb3
 import math, numbers
-from dataclasses import dataclass, asdict, fields
+from dataclasses import dataclass, asdict, fields, field
 from pathlib import Path
 import yaml
 from ..utils import did_you_mean
 
-# %% ../../nbs/06a_experiment.config.ipynb #acd4450a
+# %% ../../nbs/06a_experiment.config.ipynb #7ef9404b
 def _check(name, v, kind, lo):
     if isinstance(v, bool) or not isinstance(v, numbers.Real): raise ValueError(f"{name}={v!r}: must be {kind}")
     if kind.startswith('an integer'):
@@ -23,37 +23,57 @@ def _check(name, v, kind, lo):
     if math.isnan(v) or v < lo: raise ValueError(f"{name}={v!r}: must be {kind}")
     return v
 
+def _check_name(name, v):
+    "A class name (a class gives its `__name__`) or None."
+    if v is None or isinstance(v, str): return v or None
+    if isinstance(v, type): return v.__name__
+    raise ValueError(f"{name}={v!r}: must be a class name or None")
+
+def _check_kwargs(name, v):
+    "A dict of keyword arguments (None when empty)."
+    if v is None: return None
+    if not isinstance(v, dict) or not all(isinstance(k, str) for k in v): raise ValueError(f"{name}={v!r}: must be a dict of keyword arguments")
+    return dict(v) or None
+
 @dataclass(frozen=True)
 class ExperimentConfig:
-    "How an experiment runs: seeds, steps, time budget and logging frequency."
+    "How an experiment runs: seeds, steps, time budget, logging frequency, and what the agents observe."
     n_seeds: int # runs per (MDP, agent) pair, with seeds 0..n_seeds-1
     n_steps: int # interaction steps of one run (the optimisation horizon T)
     max_interaction_time_s: float # time budget of one run in seconds (inf: none)
     log_performance_indicators_every: int # steps between log rows (0 or -1: only at the end)
-    emission_map: str = None # name of a non-tabular representation (None: tabular)
+    emission_map: str = None # name of a `colosseum_nb.emission_maps` class (None or 'Tabular': the state index)
+    emission_map_kwargs: dict = field(default=None, hash=False) # parameters of the emission map (e.g. `d` of the StateLinear maps)
+    noise: str = None # name of a `colosseum_nb.noises` class added to the observations (needs an emission map)
+    noise_kwargs: dict = field(default=None, hash=False) # parameters of the noise (e.g. `scale`)
 
     def __post_init__(self):
         vals = dict(n_seeds=_check('n_seeds', self.n_seeds, 'an integer >= 1', 1),
                     n_steps=_check('n_steps', self.n_steps, 'an integer >= 1', 1),
                     max_interaction_time_s=_check('max_interaction_time_s', self.max_interaction_time_s, 'a positive number of seconds', 1e-300),
                     log_performance_indicators_every=_check('log_performance_indicators_every', self.log_performance_indicators_every, 'an integer >= -1', -1))
-        if self.emission_map is not None and not isinstance(self.emission_map, str):
-            raise ValueError(f"emission_map={self.emission_map!r}: must be a class name or None")
+        em, nz = _check_name('emission_map', self.emission_map), _check_name('noise', self.noise)
+        vals.update(emission_map=None if em == 'Tabular' else em, noise=nz,
+                    emission_map_kwargs=_check_kwargs('emission_map_kwargs', self.emission_map_kwargs), noise_kwargs=_check_kwargs('noise_kwargs', self.noise_kwargs))
+        if vals['emission_map'] is None and (nz is not None or vals['emission_map_kwargs'] or vals['noise_kwargs']):
+            raise ValueError(f"noise={nz!r}, emission_map_kwargs={self.emission_map_kwargs!r}, noise_kwargs={self.noise_kwargs!r}: need a non-tabular emission_map")
+        if nz is None and vals['noise_kwargs']: raise ValueError(f"noise_kwargs={self.noise_kwargs!r}: given without a noise")
         for k, v in vals.items(): object.__setattr__(self, k, v)
 
-# %% ../../nbs/06a_experiment.config.ipynb #5817e14c
+# %% ../../nbs/06a_experiment.config.ipynb #2386f216
 _KEYS = ('n_seeds', 'n_steps', 'max_interaction_time_s', 'log_performance_indicators_every')
-_FIELDS = _KEYS + ('emission_map',)
+_OPTIONAL = ('emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs')
+_FIELDS = _KEYS + _OPTIONAL
 
-def experiment_config_from_dict(d:dict, # a mapping with the four keys (and optionally `emission_map`)
+def experiment_config_from_dict(d:dict, # a mapping with the four keys (and optionally the non-tabular ones)
                                 label:str='experiment config' # names the source in error messages
                                )->ExperimentConfig:
     "A checked `ExperimentConfig` from a mapping."
     if not isinstance(d, dict): raise ValueError(f"{label}: expected a mapping with keys {', '.join(_KEYS)}, got {type(d).__name__}")
     missing, extra = [k for k in _KEYS if k not in d], [k for k in d if k not in _FIELDS]
     problems = [f"unknown key {k!r}{did_you_mean(k, missing)}" for k in extra] + ([f"missing key(s) {', '.join(missing)}"] if missing else [])
-    if problems: raise ValueError(f"{label}: {'; '.join(problems)}; the keys are {', '.join(_FIELDS)} (emission_map optional)")
-    try: return ExperimentConfig(**{k: d[k] for k in _KEYS}, emission_map=d.get('emission_map'))
+    if problems: raise ValueError(f"{label}: {'; '.join(problems)}; the keys are {', '.join(_FIELDS)} ({', '.join(_OPTIONAL)} optional)")
+    try: return ExperimentConfig(**{k: d[k] for k in _KEYS}, **{k: d.get(k) for k in _OPTIONAL})
     except ValueError as e: raise ValueError(f"{label}: {e}") from None
 
 def as_experiment_config(x # an `ExperimentConfig`, a mapping with its keys, or an object with its attributes
@@ -61,14 +81,14 @@ def as_experiment_config(x # an `ExperimentConfig`, a mapping with its keys, or 
     "`x` as a checked `ExperimentConfig`."
     if isinstance(x, ExperimentConfig): return x
     if isinstance(x, dict): return experiment_config_from_dict(x)
-    if all(hasattr(x, k) for k in _KEYS): return ExperimentConfig(*(getattr(x, k) for k in _KEYS), getattr(x, 'emission_map', None))
+    if all(hasattr(x, k) for k in _KEYS): return ExperimentConfig(*(getattr(x, k) for k in _KEYS), *(getattr(x, k, None) for k in _OPTIONAL))
     raise ValueError(f"{x!r} is not an experiment configuration (expected the fields {', '.join(_KEYS)})")
 
-# %% ../../nbs/06a_experiment.config.ipynb #8cb990b5
+# %% ../../nbs/06a_experiment.config.ipynb #80450104
 def experiment_config_to_yaml(config:ExperimentConfig)->str:
     "The YAML text Colosseum writes for a configuration."
     d = {k: getattr(config, k) for k in _KEYS}
-    if config.emission_map is not None: d['emission_map'] = config.emission_map
+    d.update({k: getattr(config, k) for k in _OPTIONAL if getattr(config, k) is not None})
     return yaml.safe_dump(d, sort_keys=False)
 
 def _yaml_problem(e):

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'WORKER_ENV', 'agent_classes', 'mdp_class_from_name',
-           'agent_class_from_name', 'colosseum_gin_text', 'fresh_gin', 'build_mdp_and_agent', 'time_exceeded_path',
-           'folder_settings', 'settings_differences', 'record_settings', 'check_settings', 'run_experiment_instance',
-           'is_complete', 'move_aside', 'check_results', 'estimated_cost', 'plan_batches', 'RunSummary',
-           'ExperimentRunsFailed', 'custom_classes', 'pack_classes', 'install_classes', 'machine_cores',
+           'agent_class_from_name', 'colosseum_gin_text', 'fresh_gin', 'emission_kwargs', 'build_mdp_and_agent',
+           'time_exceeded_path', 'folder_settings', 'settings_differences', 'record_settings', 'check_settings',
+           'run_experiment_instance', 'is_complete', 'move_aside', 'check_results', 'estimated_cost', 'plan_batches',
+           'RunSummary', 'ExperimentRunsFailed', 'custom_classes', 'pack_classes', 'install_classes', 'machine_cores',
            'main_reruns_in_workers', 'FreshWorkerProcess', 'local_cluster', 'local_client', 'run_experiment_instances',
            'save_instances_to_folder', 'register_mdp_class', 'register_agent_class']
 
@@ -77,7 +77,7 @@ def colosseum_gin_text(text:str # gin text, possibly importing Colosseum's modul
         out.append(line)
     return '\n'.join(out)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #44ee3065
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #76ec2d0d
 @contextlib.contextmanager
 def fresh_gin():
     "A block run with an empty gin configuration, cleared again on exit."
@@ -100,6 +100,11 @@ def _parse_gin(text, label):
     try: gin.parse_config(colosseum_gin_text(text))
     except Exception as e: raise ValueError(f"{label}: cannot parse the gin configuration ({type(e).__name__}: {e})") from None
 
+def emission_kwargs(config:ExperimentConfig)->dict:
+    "The MDP keyword arguments of the configuration's emission map and noise (empty for a tabular experiment)."
+    if config.emission_map is None: return {}
+    return dict(emission_map=config.emission_map, emission_map_kwargs=config.emission_map_kwargs, noise=config.noise, noise_kwargs=config.noise_kwargs)
+
 def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
                        )->tuple:
     "The MDP and the agent of an instance, built from its gin configurations in a fresh gin state."
@@ -108,7 +113,7 @@ def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
     with fresh_gin():
         _parse_gin(*mdp_src); _parse_gin(*agent_src)
         try:
-            with gin.config_scope(instance.mdp_scope): mdp = mdp_cls(seed=instance.seed)
+            with gin.config_scope(instance.mdp_scope): mdp = mdp_cls(seed=instance.seed, **emission_kwargs(instance.experiment_config))
         except Exception as e: raise ValueError(f"{mdp_src[1]}: cannot build {instance.mdp_scope}/{instance.mdp_class_name} ({type(e).__name__}: {e})") from None
         if bool(mdp.is_episodic()) != bool(agent_cls.is_episodic()):
             raise ValueError(f"{instance.experiment_label}: {agent_cls.__name__} is {'an episodic' if agent_cls.is_episodic() else 'a continuous'} agent "

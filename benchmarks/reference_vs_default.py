@@ -8,10 +8,10 @@ package's own path, `colosseum_nb.benchmark.run.run_benchmarks` inside `colosseu
 CSV and, under IN_TEST, runs a tiny plan through the same functions.
 
 A plan is a list of `(benchmark, agents, n_seeds, mdps)` parts; the full plan (`PLAN`) is the continuous-communicating
-benchmark with Q-learning on 20 seeds and the random agent on one (its regret hardly varies), Q-learning on the
-episodic-communicating benchmark on 2 seeds, and PSRL and UCRL2 on seed 0 of six MDPs of the
-continuous-communicating benchmark (prms_0 and prms_1 of RiverSwim, DeepSea and FrozenLake: they cost 10-100 times more
-per run than Q-learning), all at the benchmarks' 500,000 steps. The hardness
+benchmark with Q-learning on 10 seeds and the random agent on one (its regret hardly varies), Q-learning on the
+episodic-communicating benchmark on 2 seeds, and PSRL and UCRL2 on seed 0 of the four smallest MDPs of
+the continuous-communicating benchmark (prms_0 and prms_1 of RiverSwim and FrozenLake: a run of theirs costs 10-100 times
+one of Q-learning), all at the benchmarks' 500,000 steps. The hardness
 measures of each benchmark's MDPs, both ways, go to a second CSV.
 
     nice -n 19 .venv/bin/python benchmarks/reference_vs_default.py [ROOT] [--cores 2] [--steps N] [--quick]
@@ -28,8 +28,8 @@ from colosseum_nb.analysis.results import load_results, final_values
 
 SETTINGS = ('default', 'reference')  # the two settings, by the name of their results root
 CC, EC = 'continuous_communicating', 'episodic_communicating'
-SMALL = tuple(f'prms_{i}-{c}Continuous' for c in ('RiverSwim', 'DeepSea', 'FrozenLake') for i in (0, 1))
-PLAN = [(CC, ('QLearningContinuous',), 20, None),
+SMALL = tuple(f'prms_{i}-{c}Continuous' for c in ('RiverSwim', 'FrozenLake') for i in (0, 1))
+PLAN = [(CC, ('QLearningContinuous',), 10, None),
         (CC, ('RandomAgentContinuous',), 1, None),
         (EC, ('QLearningEpisodic',), 2, None),
         (CC, ('PSRLContinuous', 'UCRL2Continuous'), 1, SMALL)]

@@ -3,21 +3,22 @@ and measures, quirks included), and the final regrets of every run written to on
 
 Each setting runs in its own results root (`<ROOT>/default/`, `<ROOT>/reference/`): a results folder records the
 settings of its runs (`colosseum_nb_settings.yml`) and refuses runs with other settings. The runs go through the
-package's own path, `colosseum_nb.benchmark.run.run_benchmarks` inside `colosseum_nb.config.use_settings`, the one
-`colosseum_nb run [--reference-compatible]` takes. The tutorial `nbs/tutorials/reference_vs_default.ipynb` reads the
-CSV and, under IN_TEST, runs a tiny plan through the same functions.
+package's own path, `colosseum_nb.benchmark.run.run_benchmarks` inside `colosseum_nb.config.use_settings`, as
+`colosseum_nb run [--reference-compatible]` does. The tutorial `nbs/tutorials/reference_vs_default.ipynb` reads the
+CSV and runs the tiny `QUICK_PLAN` live (also under test) through the same functions.
 
 A plan is a list of `(benchmark, agents, n_seeds, mdps)` parts; the full plan (`PLAN`) is the continuous-communicating
 benchmark with Q-learning on 10 seeds and the random agent on one (its regret hardly varies), Q-learning on the
-episodic-communicating benchmark on 2 seeds, and PSRL and UCRL2 on seed 0 of the four smallest MDPs of
-the continuous-communicating benchmark (prms_0 and prms_1 of RiverSwim and FrozenLake: a run of theirs costs 10-100 times
-one of Q-learning), all at the benchmarks' 500,000 steps. The hardness
+episodic-communicating benchmark on 2 seeds, and, on seed 0, PSRL on eight of the smaller MDPs of the
+continuous-communicating benchmark and UCRL2 on the four smallest (a run of theirs costs 10-100 times one of Q-learning,
+and a reference-compatible UCRL2 run, with Colosseum's dense float32 extended value iteration from zero every
+episode, had not finished a medium MDP after six minutes on the shared machine), all at the benchmarks' 500,000 steps. The hardness
 measures of each benchmark's MDPs, both ways, go to a second CSV.
 
     nice -n 19 .venv/bin/python benchmarks/reference_vs_default.py [ROOT] [--cores 2] [--steps N] [--quick]
         [--out nbs/tutorials/reference_vs_default]   (writes <out>_regrets.csv and <out>_hardness.csv)
 """
-import os, sys, time, argparse, contextlib
+import os, sys, time, argparse, zlib
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
 from pathlib import Path
 import pandas as pd
@@ -29,10 +30,12 @@ from colosseum_nb.analysis.results import load_results, final_values
 SETTINGS = ('default', 'reference')  # the two settings, by the name of their results root
 CC, EC = 'continuous_communicating', 'episodic_communicating'
 SMALL = tuple(f'prms_{i}-{c}Continuous' for c in ('RiverSwim', 'FrozenLake') for i in (0, 1))
+MEDIUM = ('prms_2-MiniGridEmptyContinuous', 'prms_3-MiniGridEmptyContinuous', 'prms_2-DeepSeaContinuous', 'prms_0-TaxiContinuous')
 PLAN = [(CC, ('QLearningContinuous',), 10, None),
         (CC, ('RandomAgentContinuous',), 1, None),
         (EC, ('QLearningEpisodic',), 2, None),
-        (CC, ('PSRLContinuous', 'UCRL2Continuous'), 1, SMALL)]
+        (CC, ('PSRLContinuous', 'UCRL2Continuous'), 1, SMALL),
+        (CC, ('PSRLContinuous',), 1, MEDIUM)]  # UCRL2 reference-compatible: over 6 min per run here on the shared machine
 QUICK_PLAN = [(CC, ('QLearningContinuous',), 1, ('prms_0-RiverSwimContinuous', 'prms_0-FrozenLakeContinuous', 'prms_0-DeepSeaContinuous'))]
 
 def settings_of(name:str)->dict:
@@ -46,7 +49,7 @@ def _keep(text, scopes):
 
 def benchmark_part(benchmark:str, n_seeds:int, mdps=None, n_steps:int=None)->ColosseumBenchmark:
     "A default benchmark with `n_seeds` seeds (and `n_steps` steps), restricted to the MDPs named `prms_<i>-<Class>` in `mdps`."
-    postfix = f'{n_seeds}seeds' + ('' if mdps is None else f'_{len(mdps)}mdps')  # a folder per part
+    postfix = f'{n_seeds}seeds' + ('' if mdps is None else f'_{zlib.crc32(" ".join(mdps).encode()):08x}')  # a folder per part
     b = ColosseumDefaultBenchmark[benchmark.upper()].get_benchmark(postfix=postfix)
     if mdps is not None:
         keep = {c: {m.split('-')[0] for m in mdps if m.split('-', 1)[1] == c} for c in b.mdps_gin_configs}
@@ -56,18 +59,19 @@ def benchmark_part(benchmark:str, n_seeds:int, mdps=None, n_steps:int=None)->Col
     return b.with_experiment_config(**changes)
 
 def run_setting(root, name:str, parts:list, n_cores:int=2, n_steps:int=None, progress:bool=False)->list:
-    "Run the plan's `(benchmark, agents, n_seeds, mdps)` parts with the settings `name` into `root/name/`; {results folder: benchmark}."
+    "Run the plan's `(benchmark, agents, n_seeds, mdps)` parts with the settings `name` into `root/name/`; {results folder: (benchmark, agents)}."
     old = config.get_experiments_folder()
     try:
         config.set_experiments_folder(Path(root) / name)
         with config.use_settings(settings_of(name)):
             pairs = [(agents_configs_from(list(agents)), benchmark_part(b, s, m, n_steps)) for b, agents, s, m in parts]
-            return {f: b for p, (b, *_) in zip(pairs, parts) for f in run_benchmarks([p], n_cores=n_cores, progress=progress)}
+            return {f: (b, agents) for p, (b, agents, *_) in zip(pairs, parts) for f in run_benchmarks([p], n_cores=n_cores, progress=progress)}
     finally: config.set_experiments_folder(old)
 
-def final_regrets(folder, name:str, benchmark:str)->pd.DataFrame:
-    "One row per run of a results folder: setting, benchmark, agent, MDP, seed, steps, time cut and both final regrets per step."
+def final_regrets(folder, name:str, benchmark:str, agents=None)->pd.DataFrame:
+    "One row per run of a results folder (of `agents` only, if given): setting, benchmark, agent, MDP, seed, steps, time cut and both final regrets per step."
     df = load_results(folder, hardness=False)
+    if agents is not None: df = df[df.agent.astype(str).str.removeprefix('prms_0-').isin(agents)]
     fv = final_values(df, 'normalized_cumulative_regret')
     fb = final_values(df, 'behaviour_normalized_cumulative_regret')
     out = fv[['agent', 'mdp', 'seed', 'steps', 'time_cut']].astype({'agent': str, 'mdp': str})
@@ -93,7 +97,7 @@ def run_plan(root, parts:list, n_cores:int=2, n_steps:int=None, progress:bool=Fa
         for name in SETTINGS:
             t0 = time.perf_counter()
             folders = run_setting(root, name, [part], n_cores, n_steps, progress)
-            tables += [final_regrets(f, name, b) for f, b in folders.items()]
+            tables += [final_regrets(f, name, b, agents) for f, (b, agents) in folders.items()]
             print(f"{part[0]}, {', '.join(part[1])}, {name}: {sum(len(t) for t in tables[-len(folders):])} runs, {time.perf_counter() - t0:.0f} s", flush=True)
         if after_part is not None: after_part(pd.concat(tables, ignore_index=True))
     return pd.concat(tables, ignore_index=True)

@@ -52,9 +52,10 @@ def benchmark_part(benchmark:str, n_seeds:int, mdps=None, n_steps:int=None)->Col
     postfix = f'{n_seeds}seeds' + ('' if mdps is None else f'_{zlib.crc32(" ".join(mdps).encode()):08x}')  # a folder per part
     b = ColosseumDefaultBenchmark[benchmark.upper()].get_benchmark(postfix=postfix)
     if mdps is not None:
+        unknown = sorted(set(mdps) - {c.name for c in b.mdp_configs})
+        if unknown: raise ValueError(f"mdps: {', '.join(unknown)} not in {benchmark}")
         keep = {c: {m.split('-')[0] for m in mdps if m.split('-', 1)[1] == c} for c in b.mdps_gin_configs}
         b = ColosseumBenchmark(b.name, {c: _keep(t, keep[c]) for c, t in b.mdps_gin_configs.items() if keep[c]}, b.experiment_config)
-        if len(b.mdp_configs) != len(mdps): raise ValueError(f"mdps={mdps!r}: not all of them are in {benchmark}")
     changes = dict(n_seeds=n_seeds) if n_steps is None else dict(n_seeds=n_seeds, n_steps=n_steps)
     return b.with_experiment_config(**changes)
 

@@ -15,18 +15,21 @@ import numpy as np
 from fastcore.basics import patch
 from .config import kernel
 
-# %% ../nbs/05a_utils.ipynb #5633999e
-class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic')):
-    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range and setting."
+# %% ../nbs/05a_utils.ipynb #44248066
+class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic emission_map', defaults=(None,))):
+    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range, setting and emission map (`None`: tabular)."
     @property
     def r_max(self)->float: return float(self.rewards_range[1])
+    def __repr__(self):
+        r = super().__repr__()
+        return r.replace(', emission_map=None', '')
 
 def make_mdp_spec(mdp # an MDP of `colosseum_nb.mdp` (or any object with the same attributes)
                  )->MDPSpec:
     "The specification of `mdp` that agents are built with."
     ep = bool(mdp.is_episodic())
     return MDPSpec(int(mdp.n_states), int(mdp.n_actions), int(mdp.H) if ep else None,
-                   tuple(float(x) for x in mdp.rewards_range), ep)
+                   tuple(float(x) for x in mdp.rewards_range), ep, getattr(mdp, 'emission_map', None))
 
 # %% ../nbs/05a_utils.ipynb #65028ac6
 def check_mdp_spec(spec:MDPSpec, # the specification to validate

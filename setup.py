@@ -38,7 +38,7 @@ setuptools.setup(
     packages = setuptools.find_packages(),
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'optuna': shlex.split(cfg.get('optuna_requirements', '')) },
+    extras_require={ 'dev': dev_requirements, 'optuna': shlex.split(cfg.get('optuna_requirements', '')), 'deep': shlex.split(cfg.get('deep_requirements', '')) },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

@@ -6,8 +6,8 @@
 __all__ = ['MDPSpec', 'make_mdp_spec', 'check_mdp_spec', 'seed_numba', 'argmax_random_tie', 'greedy_one_hot', 'greedy_ties_row',
            'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry']
 
-# %% ../nbs/05a_utils.ipynb #8d5199d0
-import os, uuid, difflib
+# %% ../nbs/05a_utils.ipynb #5538e234
+import os, uuid, difflib, importlib
 from collections import namedtuple
 from collections.abc import Mapping
 from pathlib import Path
@@ -137,7 +137,7 @@ def atomic_write(path, # the file to (re)place; missing parent folders are creat
         if tmp.exists(): tmp.unlink()
     return path
 
-# %% ../nbs/05a_utils.ipynb #0620d369
+# %% ../nbs/05a_utils.ipynb #177a63df
 def did_you_mean(name, # the misspelt name
                  options # the valid names
                 )->str:
@@ -149,12 +149,15 @@ class ClassRegistry(Mapping):
     "Class name -> class: the built-in classes of one kind (`builtin`), then the ones registered with `register`."
     def __init__(self, kind:str, # what the classes are, for messages ('MDP', 'agent')
                  classes=(), # the built-in classes
-                 register_with:str='register' # the function that registers a custom class, for messages
+                 register_with:str='register', # the function that registers a custom class, for messages
+                 lazy:dict=None # class name -> module defining it, imported on first lookup (classes with optional dependencies)
                 ):
         self.kind, self.register_with, self.builtin, self._custom = kind, register_with, {c.__name__: c for c in classes}, {}
+        self.lazy = dict(lazy or {})
     def __getitem__(self, name):
         if name in self._custom: return self._custom[name]
         if name in self.builtin: return self.builtin[name]
+        if name in self.lazy: return self.register(getattr(importlib.import_module(self.lazy[name]), name))   # its ImportError says what to install
         raise KeyError(self.unknown(name))
     def __iter__(self): return iter({**self.builtin, **self._custom})
     def __len__(self): return len({**self.builtin, **self._custom})

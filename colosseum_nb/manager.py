@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #835a3ea7
+# %% ../nbs/11_manager.ipynb #5235dbb1
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -24,6 +24,7 @@ from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS, AGENT_INDICATORS
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
+from .agent.base import Choice
 from .config import result_settings, use_settings
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
@@ -620,11 +621,18 @@ def generate_profile(self:ExperimentManager, budget:int=None, # steps of the pro
     pstats.Stats(prof).sort_stats('cumulative').print_stats(20)
     return fname
 
-# %% ../nbs/11_manager.ipynb #d61dc00f
+# %% ../nbs/11_manager.ipynb #4873b86d
 def _grid(space:dict, n_points:int)->list:
     "Every configuration of a regular grid with `n_points` per dimension (range ends included)."
-    axes = [np.linspace(lo, hi, n_points) if n_points > 1 else np.array([(lo + hi) / 2]) for lo, hi in space.values()]
-    return [dict(zip(space, (float(x) for x in p))) for p in itertools.product(*axes)]
+    def axis(v):
+        if isinstance(v, Choice): return list(v)   # a categorical hyperparameter: every value
+        lo, hi = v
+        return [float(x) for x in (np.linspace(lo, hi, n_points) if n_points > 1 else [(lo + hi) / 2])]
+    return [dict(zip(space, p)) for p in itertools.product(*map(axis, space.values()))]
+
+def _suggest(trial, k, v):
+    "optuna's suggestion for a search-space entry (a range or a `Choice`)."
+    return trial.suggest_categorical(k, list(v)) if isinstance(v, Choice) else trial.suggest_float(k, *v)
 
 def _import_optuna():
     "optuna, or an `ImportError` saying what needs it and what works without it."
@@ -646,7 +654,7 @@ def _trial_score(self:ExperimentManager, params:dict, n_fit:int, custom_eval_fun
         if report is not None and i < len(chunks) - 1: report(score, i)
     return score
 
-# %% ../nbs/11_manager.ipynb #97fb954c
+# %% ../nbs/11_manager.ipynb #fa236dcd
 @patch
 def _builtin_search(self:ExperimentManager, configs, n_fit, timeout, custom_eval_function):
     "Evaluate configurations in order until they run out or the time is up."
@@ -666,7 +674,7 @@ def _optuna_search(self:ExperimentManager, n_trials, timeout, n_fit, pruner_meth
         sampler = optuna.samplers.TPESampler(**{'seed': _child_seed(self.seed_sequence, 2**31 - 1), **(sampler_kwargs or {})})
         self.optuna_study = optuna.create_study(direction='minimize', sampler=sampler, pruner=pruner)
     def objective(trial):
-        p = {k: trial.suggest_float(k, lo, hi) for k, (lo, hi) in space.items()}
+        p = {k: _suggest(trial, k, v) for k, v in space.items()}
         def report(v, i):
             trial.report(v, i)
             if trial.should_prune(): raise optuna.TrialPruned()
@@ -674,7 +682,7 @@ def _optuna_search(self:ExperimentManager, n_trials, timeout, n_fit, pruner_meth
     self.optuna_study.optimize(objective, n_trials=n_trials, timeout=timeout, n_jobs=n_optuna_workers)
     return [{**t.params, 'value': t.value, 'state': t.state.name} for t in self.optuna_study.trials]
 
-# %% ../nbs/11_manager.ipynb #0f58317e
+# %% ../nbs/11_manager.ipynb #97514d5e
 @patch
 def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of configurations tried
                          timeout:float=60, # stop starting trials after that many seconds (`None`: no limit)
@@ -703,7 +711,8 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
     df = pd.DataFrame(rows)
     done = df[df.state == 'COMPLETE']
     if len(done) == 0: raise RuntimeError("optimize_hyperparams: no trial completed (raise timeout or n_trials)")
-    best = {k: float(v) for k, v in done.loc[done.value.idxmin(), list(self.agent_class.get_hyperparameters_search_space())].items()}
+    space = self.agent_class.get_hyperparameters_search_space()
+    best = {k: (v.item() if hasattr(v, 'item') else v) if isinstance(space[k], Choice) else float(v) for k, v in done.loc[done.value.idxmin(), list(space)].items()}
     if custom_eval_function is not None: df['value'] = -df['value']
     self.hyperparams_trials, self.init_kwargs = df, best
     return dict(best)

@@ -6,8 +6,8 @@
 __all__ = ['MDPSpec', 'make_mdp_spec', 'check_mdp_spec', 'seed_numba', 'argmax_random_tie', 'greedy_one_hot', 'greedy_ties_row',
            'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry']
 
-# %% ../nbs/05a_utils.ipynb #8d5199d0
-import os, uuid, difflib
+# %% ../nbs/05a_utils.ipynb #5538e234
+import os, uuid, difflib, importlib
 from collections import namedtuple
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,18 +15,21 @@ import numpy as np
 from fastcore.basics import patch
 from .config import kernel
 
-# %% ../nbs/05a_utils.ipynb #5633999e
-class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic')):
-    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range and setting."
+# %% ../nbs/05a_utils.ipynb #44248066
+class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic emission_map', defaults=(None,))):
+    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range, setting and emission map (`None`: tabular)."
     @property
     def r_max(self)->float: return float(self.rewards_range[1])
+    def __repr__(self):
+        r = super().__repr__()
+        return r.replace(', emission_map=None', '')
 
 def make_mdp_spec(mdp # an MDP of `colosseum_nb.mdp` (or any object with the same attributes)
                  )->MDPSpec:
     "The specification of `mdp` that agents are built with."
     ep = bool(mdp.is_episodic())
     return MDPSpec(int(mdp.n_states), int(mdp.n_actions), int(mdp.H) if ep else None,
-                   tuple(float(x) for x in mdp.rewards_range), ep)
+                   tuple(float(x) for x in mdp.rewards_range), ep, getattr(mdp, 'emission_map', None))
 
 # %% ../nbs/05a_utils.ipynb #65028ac6
 def check_mdp_spec(spec:MDPSpec, # the specification to validate
@@ -134,7 +137,7 @@ def atomic_write(path, # the file to (re)place; missing parent folders are creat
         if tmp.exists(): tmp.unlink()
     return path
 
-# %% ../nbs/05a_utils.ipynb #0620d369
+# %% ../nbs/05a_utils.ipynb #177a63df
 def did_you_mean(name, # the misspelt name
                  options # the valid names
                 )->str:
@@ -146,12 +149,15 @@ class ClassRegistry(Mapping):
     "Class name -> class: the built-in classes of one kind (`builtin`), then the ones registered with `register`."
     def __init__(self, kind:str, # what the classes are, for messages ('MDP', 'agent')
                  classes=(), # the built-in classes
-                 register_with:str='register' # the function that registers a custom class, for messages
+                 register_with:str='register', # the function that registers a custom class, for messages
+                 lazy:dict=None # class name -> module defining it, imported on first lookup (classes with optional dependencies)
                 ):
         self.kind, self.register_with, self.builtin, self._custom = kind, register_with, {c.__name__: c for c in classes}, {}
+        self.lazy = dict(lazy or {})
     def __getitem__(self, name):
         if name in self._custom: return self._custom[name]
         if name in self.builtin: return self.builtin[name]
+        if name in self.lazy: return self.register(getattr(importlib.import_module(self.lazy[name]), name))   # its ImportError says what to install
         raise KeyError(self.unknown(name))
     def __iter__(self): return iter({**self.builtin, **self._custom})
     def __len__(self): return len({**self.builtin, **self._custom})

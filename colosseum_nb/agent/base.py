@@ -4,8 +4,9 @@
 
 # %% auto #0
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'RegretKernels', 'NO_REGRET', 'RAW_WIDTH', 'check_number', 'check_choice', 'check_int',
-           'BaseAgent', 'cached_gin_values', 'no_before_start', 'no_episode_end_update', 'terminal_is_episode_end',
-           'KernelAgent', 'loop_cache_dir', 'kernel_loop', 'clear_loop_cache', 'compiled_loop', 'play', 'run_agent']
+           'BaseAgent', 'Choice', 'sample_value', 'cached_gin_values', 'no_before_start', 'no_episode_end_update',
+           'terminal_is_episode_end', 'KernelAgent', 'loop_cache_dir', 'kernel_loop', 'clear_loop_cache',
+           'compiled_loop', 'wants_observations', 'observation_fn', 'play', 'run_agent']
 
 # %% ../../nbs/05_agent.base.ipynb #a538cdd8
 import abc, numbers, re, ast, os, sys, types, hashlib, functools, time, warnings
@@ -55,10 +56,10 @@ def check_int(name:str, value, low:int=0)->int:
         raise ValueError(f"{name}={value!r}: must be an integer >= {low}")
     return int(value)
 
-# %% ../../nbs/05_agent.base.ipynb #cd29b3be
+# %% ../../nbs/05_agent.base.ipynb #9a607d75
 class BaseAgent(abc.ABC):
     "Base class of tabular agents (Colosseum's Python protocol); subclass it and implement `select_action`, `step_update`, `current_optimal_stochastic_policy` and `is_episodic`."
-    search_space = {}       # hyperparameter name -> (low, high) of a uniform search range
+    search_space = {}       # hyperparameter name -> (low, high) of a uniform search range, or a `Choice` of values
     cached_parameters = {}  # the cached best hyperparameters (same names as `search_space`)
 
     def __init__(self, seed:int, # seed of the agent's randomness
@@ -123,10 +124,29 @@ class BaseAgent(abc.ABC):
 
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.hyperparameters.items())})"
 
-# %% ../../nbs/05_agent.base.ipynb #fc2f2ee0
+# %% ../../nbs/05_agent.base.ipynb #d7db3c37
+class Choice(tuple):
+    "A categorical hyperparameter: one of these values, each equally likely (Colosseum's `ray.tune.choice`)."
+    def __new__(cls, values):
+        v = tuple(values)
+        if not v: raise ValueError("Choice: needs at least one value")
+        return super().__new__(cls, v)
+    def __repr__(self): return f"Choice({list(self)!r})"
+
+def sample_value(space, # a `(low, high)` range or a `Choice`
+                 rng, # a `np.random.RandomState` or `np.random.Generator`
+                 ref:bool=False # Colosseum's rounding of tiny ranges (see below)
+                ):
+    "One value drawn from a search-space entry: uniform in a range (rounded as Colosseum does), uniform over a `Choice`."
+    if isinstance(space, Choice):
+        i = rng.randint(len(space)) if isinstance(rng, np.random.RandomState) else rng.integers(len(space))
+        return space[int(i)]
+    lo, hi = space
+    return _round_sample(float(rng.uniform(lo, hi)), hi, ref)
+
 @patch(cls_method=True)
 def get_hyperparameters_search_space(cls:BaseAgent)->dict:
-    "Hyperparameter name -> (low, high) of the uniform search range."
+    "Hyperparameter name -> (low, high) of the uniform search range, or a `Choice` of values."
     return dict(cls.search_space)
 
 @patch(cls_method=True)
@@ -143,11 +163,11 @@ def sample_parameters(cls:BaseAgent, n:int, # number of configurations
                       seed:int=42, # configuration `i` is drawn with seed `seed + i`
                       reference_compatible:bool=None # round tiny ranges to 0 as Colosseum does (`None`: the package setting)
                      )->list:
-    "`n` configurations drawn uniformly from the search space, as Colosseum does."
+    "`n` configurations drawn uniformly from the search space (ranges and `Choice`s), as Colosseum does."
     out, ref = [], is_reference_compatible(reference_compatible)
     for i in range(check_int('n', n)):
         rng = np.random.RandomState(seed + i)
-        out.append({k: _round_sample(float(rng.uniform(lo, hi)), hi, ref) for k, (lo, hi) in cls.search_space.items()})
+        out.append({k: sample_value(v, rng, ref) for k, v in cls.search_space.items()})
     return out
 
 @patch(cls_method=True)
@@ -463,7 +483,7 @@ def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
     if names.get('behaviour') is None: names['behaviour'] = _no_behaviour   # a `NumbaAgentFns` without it, or a tuple of the six fields before it
     return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-# %% ../../nbs/05_agent.base.ipynb #d933386b
+# %% ../../nbs/05_agent.base.ipynb #4810428f
 def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     "The agent's policy `name` as a float64 array of `shape` (an extra stage `H` is dropped; `None` stays `None`)."
     pi = getattr(agent, name)
@@ -473,14 +493,17 @@ def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     if pi.shape != tuple(shape): raise ValueError(f"{name} has shape {pi.shape}; expected {tuple(shape)}")
     return np.ascontiguousarray(pi)
 
-def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback):
-    "`_LOOP_TEMPLATE` in Python, for an agent of the Python protocol (same arguments, the agent in place of its kernels and state)."
+def _state_index(s, h): return s
+
+def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe=None):
+    "`_LOOP_TEMPLATE` in Python, for an agent of the Python protocol (same arguments, the agent in place of its kernels and state; `observe(s, h)` gives the observation of state `s`, -1 at the end of an episode)."
     regret_fn, bregret, bstep = kernels
+    obs = _state_index if observe is None else observe
     seed_numba(seed)
     ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H = m
     A = pi_shape[-1]; episodic = H > 0; record = S_out.shape[0] > 0
     s = int(_sample_start(starts, sprobs)); s0 = s; h = 0
-    ts = TimeStep(StepType.FIRST, None, None, s)
+    ts = TimeStep(StepType.FIRST, None, None, obs(s, 0))
     agent.before_start_interacting(ts)
     training, last_training, stopped_optimal, pi, failures, first_failure = True, -1, -1, None, 0, -1
     window, creg, cnreg, cer, cr, since, nrow = [], 0.0, 0.0, 0.0, 0.0, 0, 0
@@ -509,7 +532,7 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
         sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
         if record: S_out[t], A_out[t], R_out[t] = s, a, r
         sp = int(sp); terminal = episodic and h + 1 == H
-        ts_next = TimeStep(StepType.LAST if terminal else StepType.MID, r, 1.0, -1 if terminal else sp)
+        ts_next = TimeStep(StepType.LAST if terminal else StepType.MID, r, 1.0, obs(-1 if terminal else sp, h + 1))
         if training:
             agent.step_update(ts, a, ts_next, h)
             if agent.is_episode_end(ts, a, ts_next, h):
@@ -528,7 +551,7 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
         s, h, ts = sp, h + 1, ts_next
         if terminal:
             s = int(_sample_start(starts, sprobs)); s0, h = s, 0
-            ts = TimeStep(StepType.FIRST, None, None, s)
+            ts = TimeStep(StepType.FIRST, None, None, obs(s, 0))
             if not fallback: read_behaviour(t, s0)
             elif bregret(rws, pi, False, s0): fail(t)
     rg, nr, er, failed = regret_fn(rws, pi if not training and pi is not None else _agent_policy(agent, pi_shape), True, s, s0)
@@ -538,7 +561,7 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
     out[:] = (last_training, stopped_optimal, failures, first_failure)
     return nrow + 1
 
-# %% ../../nbs/05_agent.base.ipynb #4832f741
+# %% ../../nbs/05_agent.base.ipynb #392504f7
 def _mdp_arrays(mdp)->tuple:
     "The MDP as the arrays the loop samples from: `(ptr, nxt, prob, reward kind, reward parameters, lo, hi, starts, start probabilities, H or 0)`."
     sp = mdp.sparse; lo, hi = mdp.rewards_range
@@ -549,6 +572,19 @@ def _has_behaviour(agent, use_numba)->bool:
     "Whether the agent exposes the policy it acts with (a `behaviour` kernel, or a `behaviour_policy` that is not `None`)."
     if use_numba: return getattr(agent.numba_agent.fns, 'behaviour', None) is not None
     return getattr(agent, "behaviour_policy", None) is not None
+
+def wants_observations(agent)->bool:
+    "Whether the agent receives observations (`agent.wants_observations`, the non-tabular agents) rather than state indices."
+    return bool(getattr(agent, 'wants_observations', False))
+
+def observation_fn(mdp # an MDP built with a non-tabular emission map
+                  ):
+    "`observe(s, h)`: a fresh array, the MDP's observation of state `s` at time `h` with its noise; `s = -1` (the end of an episode) gives zeros, as `BaseMDP.step` does."
+    em = getattr(mdp, 'emission_map', None)
+    if em is None: raise ValueError(f"{mdp!r} has no emission map: an agent that receives observations needs an MDP built with emission_map=... (e.g. 'StateInfo')")
+    shape = em.shape
+    def observe(s, h): return np.zeros(shape, np.float32) if s < 0 else em.get_observation(s, h)
+    return observe
 
 def play(agent, # the agent
          m:tuple, # `_mdp_arrays(mdp)`
@@ -563,10 +599,12 @@ def play(agent, # the agent
          rws:tuple=(), # their workspace
          opt_tol:float=-1.0, # tolerance of the optimality test (negative: never stop learning)
          record:bool=False, # record the trajectory
-         use_numba:bool=True # run the compiled loop (the agent's `numba_agent`)
+         use_numba:bool=True, # run the compiled loop (the agent's `numba_agent`)
+         observe=None # `observe(s, h)` for an agent that receives observations (`observation_fn(mdp)`; Python loop only), `None`: state indices
         )->tuple:
     "Run the interaction loop; return `(log rows, out, (states, actions, rewards))` (`out` as in `_LOOP_TEMPLATE`)."
     regret = NO_REGRET if regret is None else regret
+    if use_numba and observe is not None: raise ValueError("observe: the compiled loop hands state indices to numba kernels; observations need use_numba=False")
     n = T if record else 0
     traj = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
     out = np.full(_LOOP_OUT, -1, np.int64)
@@ -575,7 +613,7 @@ def play(agent, # the agent
         warnings.warn(f"{type(agent).__name__} does not expose the policy it acts with (`behaviour_policy`, or a `behaviour` kernel): "
                       "its behaviour regret is computed from its reported policy (`current_optimal_stochastic_policy`), read at every log", UserWarning)
     if not use_numba:
-        rows = _python_loop(agent, m, T, log_every, max_time, seed, regret, rws, pi_shape, raw, opt_tol, time.perf_counter(), check_every, out, *traj, fallback)
+        rows = _python_loop(agent, m, T, log_every, max_time, seed, regret, rws, pi_shape, raw, opt_tol, time.perf_counter(), check_every, out, *traj, fallback, observe)
         return rows, out, traj
     nb = agent.numba_agent
     loop = compiled_loop(nb.fns, regret)
@@ -585,7 +623,7 @@ def play(agent, # the agent
     args[22] = time.perf_counter()
     return loop(*args), out, traj
 
-# %% ../../nbs/05_agent.base.ipynb #531e27a4
+# %% ../../nbs/05_agent.base.ipynb #e82428cf
 def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
               mdp, # the MDP
               T:int, # number of steps
@@ -593,10 +631,12 @@ def run_agent(agent:BaseAgent, # the agent (built for `mdp`)
               python:bool=False, # use the Python protocol instead of the numba one
               policy_every:int=0 # read the agent's policy every that many steps, as a logging loop does (0: never)
              ):
-    "Play `T` steps; return the visited states, the actions and the rewards."
+    "Play `T` steps; return the visited states, the actions and the rewards (an agent that receives observations gets `mdp`'s)."
     H = mdp.H if mdp.is_episodic() else 0
+    observe = observation_fn(mdp) if wants_observations(agent) else None
+    if observe is not None: python = True
     shape = (H, mdp.n_states, mdp.n_actions) if H else (mdp.n_states, mdp.n_actions)
     every = int(policy_every) if policy_every > 0 else -1
     raw = np.zeros(((T - 1) // every + 1 if every > 0 else 1, RAW_WIDTH))
-    _, _, traj = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=seed, log_every=every, record=True, use_numba=not python)
+    _, _, traj = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=seed, log_every=every, record=True, use_numba=not python, observe=observe)
     return traj

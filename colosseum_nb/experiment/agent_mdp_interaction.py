@@ -6,7 +6,7 @@
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
            'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #66108626
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #de282d9c
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
@@ -18,7 +18,7 @@ from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
 from ..utils import seed_numba, make_mdp_spec
-from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_arrays, _clock, RegretKernels, RAW_WIDTH
+from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_arrays, _clock, RegretKernels, RAW_WIDTH, observation_fn, wants_observations
 from ..agent.agents import AGENTS, agent_class
 from ..mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
 from tqdm.auto import tqdm
@@ -266,7 +266,7 @@ def agent_loop(agent # an agent with a `numba_agent`
     if nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it runs in the Python loop, which is not compiled")
     return _numba_loop(nb.fns, agent.is_episodic())
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #d8e4cc4b
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #e37b754b
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
@@ -277,8 +277,10 @@ class MDPLoop:
         self.mdp, self.agent, self.logger = mdp, agent, logger
         self.seed = int(mdp.seed if seed is None else seed)
         nb = getattr(agent, 'numba_agent', None)
+        self.observe = observation_fn(mdp) if wants_observations(agent) else None   # what a non-tabular agent receives
+        if use_numba and self.observe is not None: raise ValueError(f"{type(agent).__name__} receives observations: it runs in the Python loop")
         if use_numba and nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it can only run in the Python loop")
-        self.use_numba = nb is not None if use_numba is None else bool(use_numba)
+        self.use_numba = nb is not None and self.observe is None if use_numba is None else bool(use_numba)
         self.logs, self.last_training_step, self.stopped_optimal_at = None, -1, -1
         self.solver_failures, self.first_solver_failure_step = 0, -1
         self.gain_limits = dict(tol=_TOL, max_iter=_MAX_ITER, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP)   # of the continuous regret's solver
@@ -348,7 +350,7 @@ def _workspace(self:MDPLoop):
     lim = np.array([gl['max_iter'], gl['mem_cap'], int(gl['work_cap'])], np.int64)
     return CONTINUOUS_REGRET, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim, np.zeros(S), np.zeros(K)), shape, (o, w, rd)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c0e2aea2
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fe8b373b
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
@@ -365,7 +367,7 @@ def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps
     check_every = min(log_every, 1000) if log_every > 0 else 1000
     agent_failures = self.agent.solver_failures if hasattr(self.agent, 'solver_failures') else 0
     n, out, _ = play(self.agent, m, T, raw, shape, seed=self.seed, log_every=log_every, max_time=max_time, check_every=check_every,
-                     regret=regret_fn, rws=rws, opt_tol=opt_tol, use_numba=self.use_numba)
+                     regret=regret_fn, rws=rws, opt_tol=opt_tol, use_numba=self.use_numba, observe=self.observe)
     last_training, stopped = int(out[0]), int(out[1])
     self._count_failures(int(out[2]), int(out[3]), agent_failures)
     cols = _log_columns(raw[:n], o, w, rd)

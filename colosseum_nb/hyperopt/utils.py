@@ -6,16 +6,16 @@
 __all__ = ['sample_agent_parameters', 'sample_agent_gin_configs', 'sample_mdp_gin_configs', 'hyperopt_benchmark',
            'sample_agent_configs_and_benchmarks_for_hyperopt']
 
-# %% ../../nbs/07d_hyperopt.utils.ipynb #6eeb6dde
+# %% ../../nbs/07d_hyperopt.utils.ipynb #ae3c5a8d
 import zlib
 import numpy as np
 from ..config import is_reference_compatible
-from ..agent.base import _round_sample
+from ..agent.base import sample_value
 from ..benchmark.benchmark import ColosseumBenchmark, MDP_CLASSES, mdp_gin_text
 from ..benchmark.run import _agent_cls
 from .base import HyperOptConfig, SMALL_HYPEROPT_CONF
 
-# %% ../../nbs/07d_hyperopt.utils.ipynb #3dad1f72
+# %% ../../nbs/07d_hyperopt.utils.ipynb #2ca6df4b
 def _class_stream(name, seed, i):
     "The generator of configuration `i` of the agent class `name`."
     return np.random.default_rng([int(seed), zlib.crc32(name.encode()), int(i)])
@@ -31,7 +31,7 @@ def sample_agent_parameters(agent_class, # an agent class or its name
     out = []
     for i in range(n):
         rng = _class_stream(cls.__name__, seed, i)
-        out.append({k: _round_sample(float(rng.uniform(lo, hi)), hi, False) for k, (lo, hi) in cls.get_hyperparameters_search_space().items()})
+        out.append({k: sample_value(v, rng) for k, v in cls.get_hyperparameters_search_space().items()})
     return out
 
 def sample_agent_gin_configs(agent_class, # an agent class or its name

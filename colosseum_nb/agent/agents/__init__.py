@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = ['AGENT_CLASSES', 'AGENTS', 'BENCHMARKED_AGENTS', 'register_agent_class', 'agent_class']
 
-# %% ../../../nbs/05l_agent.agents.__init__.ipynb #13c1773a
+# %% ../../../nbs/05l_agent.agents.__init__.ipynb #7717bc44
 from .episodic import EPISODIC_AGENTS
 from .infinite_horizon import CONTINUOUS_AGENTS
 from ...utils import ClassRegistry
+from ..non_tabular import DEEP_AGENTS
 
-# %% ../../../nbs/05l_agent.agents.__init__.ipynb #fd39b399
-AGENT_CLASSES = ClassRegistry('agent', EPISODIC_AGENTS + CONTINUOUS_AGENTS, register_with='register_agent_class')
+# %% ../../../nbs/05l_agent.agents.__init__.ipynb #88268a58
+AGENT_CLASSES = ClassRegistry('agent', EPISODIC_AGENTS + CONTINUOUS_AGENTS, register_with='register_agent_class', lazy=DEEP_AGENTS)
 AGENTS = AGENT_CLASSES.builtin   # the built-in agents only
 BENCHMARKED_AGENTS = ('QLearningEpisodic', 'PSRLEpisodic', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous')
 

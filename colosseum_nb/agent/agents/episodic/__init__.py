@@ -5,11 +5,18 @@
 # %% auto #0
 __all__ = ['EPISODIC_AGENTS', 'QLearningEpisodic', 'PSRLEpisodic', 'RandomAgentEpisodic']
 
-# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #89b20ab6
+# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #826b39ff
 from .q_learning import QLearningEpisodic
 from .psrl import PSRLEpisodic
 from .random import RandomAgentEpisodic
+from ...non_tabular import DEEP_AGENTS, deep_agent
 _all_ = ['QLearningEpisodic', 'PSRLEpisodic', 'RandomAgentEpisodic']
 
 # %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #66938df3
 EPISODIC_AGENTS = (QLearningEpisodic, PSRLEpisodic, RandomAgentEpisodic)
+
+# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #11f447f5
+def __getattr__(name):
+    "The deep agents of this setting, imported on first use (they need torch)."
+    if name in DEEP_AGENTS and name.endswith('Episodic'): return deep_agent(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

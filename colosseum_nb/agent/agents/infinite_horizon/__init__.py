@@ -5,12 +5,19 @@
 # %% auto #0
 __all__ = ['CONTINUOUS_AGENTS', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #b443e884
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #c885daa3
 from .q_learning import QLearningContinuous
 from .psrl import PSRLContinuous
 from .ucrl2 import UCRL2Continuous
 from .random import RandomAgentContinuous
+from ...non_tabular import DEEP_AGENTS, deep_agent
 _all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous']
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #ebb6a147
 CONTINUOUS_AGENTS = (QLearningContinuous, PSRLContinuous, UCRL2Continuous, RandomAgentContinuous)
+
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #95287566
+def __getattr__(name):
+    "The deep agents of this setting, imported on first use (they need torch)."
+    if name in DEEP_AGENTS and name.endswith('Continuous'): return deep_agent(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

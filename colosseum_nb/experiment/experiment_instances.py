@@ -579,8 +579,8 @@ def _record(s, insts, bar, results):
     for k, status, path, err, dt in results:
         if status == 'failed': s.failed[str(insts[k].result_path)] = err
         else: s.paths[k] = Path(path); s.done.append(Path(path))
-        bar.update(insts[k].experiment_config.n_steps)
         bar.set_postfix_str(f"{len(s.done) + len(s.skipped) + len(s.failed)}/{len(s.paths)} runs", refresh=False)
+        bar.update(insts[k].experiment_config.n_steps)
 
 def _dispatch(todo, costs, client, n, skip, modules, record, resubmits):
     "Run the instances `todo` (key -> instance); return key -> number of starts on dask workers."

@@ -9,9 +9,10 @@ benchmark's own experiment configuration (20 seeds, 500,000 steps, log every 100
 Printed per setting: wall seconds, CPU-seconds of the job and all its worker processes (`RUSAGE_CHILDREN`), the main
 process's peak resident memory (polled every 0.2 s), and per agent: runs, the sum and the largest of the runs' own
 loop seconds (from each log's last row: steps / steps_per_second), the slowest runs, and the runs the time budget cut
-(`seed<N>_time_exceeded.txt`). With `--project`, the four settings' totals are projected from a sample of seeds and
-steps: the loop seconds scale with seeds x steps (an upper bound for agents whose episodes grow, PSRLContinuous and
-UCRL2Continuous), so a sample of `--seeds 1 --steps 500000` measures real 500,000-step runs and projects 20 seeds.
+(`seed<N>_time_exceeded.txt`). With fewer seeds, the totals are projected to 20
+seeds (runs of 500,000 steps only: a shortened run's seconds per step are not those of a full run), so a sample of
+`--seeds 1` measures real 500,000-step runs and projects 20 seeds. On a shared machine the loop seconds are wall
+seconds, inflated by the other processes; the CPU-seconds of the job are the figure to compare.
 
 The machine may be shared: the script prints the load average before and after each setting; compare figures only
 taken in the same conditions.
@@ -110,9 +111,14 @@ def main():
         print(f"{name:<26}{wall:>10,.1f}{cpu:>10,.1f}{rss:>14,.0f}{len(df):>7}{df.loop_s.sum():>12,.1f}{int(df.cut.sum()):>5}")
     wall = sum(t[1] for t in totals); loop = sum(t[4].loop_s.sum() for t in totals)
     print(f"total: wall {wall:,.1f} s ({wall / 60:.1f} min), runs' loop seconds {loop:,.1f}")
-    if scale != 1:
-        print(f"projection to {FULL_SEEDS} seeds x {FULL_STEPS:,} steps (x{scale:g}; runs' loop seconds scaled, divided by {a.cores} cores, "
-              f"perfect packing): {loop * scale / a.cores / 60:,.1f} min for these settings and agents")
+    if a.steps and a.steps != FULL_STEPS:
+        print("no projection from shortened runs: the first steps cost the replanning agents most (every first visit of a pair ends "
+              "an episode), so seconds per step of a short run are not those of a 500,000-step run; sample with --seeds 1 instead")
+    elif scale != 1:
+        cpu = sum(t[2] for t in totals)
+        print(f"projection to {FULL_SEEDS} seeds (x{scale:g}, divided by {a.cores} cores, perfect packing): from the job's CPU-seconds "
+              f"{cpu * scale / a.cores / 60:,.1f} min (compilation counted each time: an upper bound), from the runs' loop seconds "
+              f"{loop * scale / a.cores / 60:,.1f} min, for these settings and agents")
     return 0
 
 if __name__ == '__main__': sys.exit(main())

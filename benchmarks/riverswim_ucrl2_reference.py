@@ -20,8 +20,11 @@ Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,00
   1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
 
 Printed: the mean final regrets with 95% percentile-bootstrap confidence intervals over seeds (10,000 resamples), and two
-checks: the realised regrets' intervals of the two agents overlap, and our mean behaviour regret lies within our realised
-regret's interval. The mean wall time of a run of each and their ratio
+checks: the two agents' intervals overlap, for the realised regrets and for the behaviour regrets (with the p-value of a
+two-sample Kolmogorov-Smirnov test of the final regrets, ours against the reference's). The behaviour regret charges each
+step the gain the acting policy loses from the current state, the realised regret what the rewards fell short of t g*: they
+differ by the bias of the states the run passes through, which on RiverSwim is large (the behaviour regret is above the
+realised one for both implementations). The mean wall time of a run of each and their ratio
 (the speed ratio) close the report. `--out FILE.csv` writes the mean curves (and their intervals) that the agent's notebook draws
 (`benchmarks/riverswim_<agent>_reference.csv` by default, e.g. `riverswim_ucrl2_reference.csv`).
 
@@ -144,11 +147,14 @@ def main(name='UCRL2', seeds=20, steps=100_000, log_every=1000, workers=2, out=N
             print(f"  {who:>9} {c:<30} {ci[who, c][0]:>10,.0f} [{ci[who, c][1]:,.0f}, {ci[who, c][2]:,.0f}]")
             lo, hi = np.quantile(A[:, :, j], [0.025, 0.975], axis=0)
             frames.append(pd.DataFrame(dict(agent=who, indicator=c, steps=A[0, :, 0].astype(int), mean=A[:, :, j].mean(0), q025=lo, q975=hi)))
-    (o, ol, oh), (r, rl, rh) = ci['ours', 'realised_cumulative_regret'], ci['reference', 'realised_cumulative_regret']
-    overlap = ol <= rh and rl <= oh
-    b = ci['ours', 'behaviour_cumulative_regret'][0]
-    inside = ol <= b <= oh
-    print(f"realised regrets' intervals overlap: {'yes' if overlap else 'NO'}; our mean behaviour regret {b:,.0f} within our realised regret's interval: {'yes' if inside else 'NO'}")
+    from scipy.stats import ks_2samp
+    overlaps = {}
+    for c in ('realised_cumulative_regret', 'behaviour_cumulative_regret'):
+        (o, ol, oh), (r, rl, rh) = ci['ours', c], ci['reference', c]
+        overlaps[c] = ol <= rh and rl <= oh
+        fin = [np.array([res[w][k][-1, 1 + CURVES.index(c)] for k in range(seeds)]) for w in ('ours', 'reference')]
+        print(f"{c}: intervals overlap {'yes' if overlaps[c] else 'NO'}; two-sample Kolmogorov-Smirnov p = {ks_2samp(*fin).pvalue:.2f}")
+    overlap, inside = overlaps.values()
     if out: pd.concat(frames, ignore_index=True).to_csv(out, index=False); print(f"mean curves written to {out}")
     wo, wr = np.mean(secs['ours']), np.mean(secs['reference'])
     print(f"wall time per run ({workers} worker processes on a shared machine): ours {wo:.1f} s, reference {wr:.1f} s; speed ratio {wr / wo:.1f}x")

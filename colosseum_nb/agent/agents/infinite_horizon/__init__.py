@@ -4,16 +4,17 @@
 
 # %% auto #0
 __all__ = ['CONTINUOUS_AGENTS', 'CONTINUOUS_BASELINES', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous',
-           'RandomAgentContinuous', 'UCRL2BContinuous']
+           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #7e15cc6c
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #5926c93b
 from .q_learning import QLearningContinuous
 from .psrl import PSRLContinuous
 from .ucrl2 import UCRL2Continuous
 from .random import RandomAgentContinuous
 from .ucrl2b import UCRL2BContinuous
-_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous']
+from .tsde import TSDEContinuous
+_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #62ab4449
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #ead3480f
 CONTINUOUS_AGENTS = (QLearningContinuous, PSRLContinuous, UCRL2Continuous, RandomAgentContinuous)
-CONTINUOUS_BASELINES = (UCRL2BContinuous,)
+CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous)

@@ -1,5 +1,5 @@
-"""Our UCRL2 against a reference implementation of the same vanilla UCRL2, on the 6-state RiverSwim of the literature, with the
-three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+"""Our UCRL2-family agents against a reference implementation of the same algorithms (vanilla UCRL2 by default; `--agent UCRL2B`
+for UCRL2B), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
 behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
 
 The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
@@ -7,25 +7,32 @@ The MDP: 6 states, the agent starts in the left one; "left" moves one state left
 back in state 5), with reward 1 in state 5. Optimal gain g* = 0.4286.
 
 Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,000):
-* ours: `UCRL2Continuous(bound_type_p='chernoff', alpha_p=1, alpha_r=1)` in `MDPLoop`, logging every `--log-every` steps
-  (default 1,000), seed k for the agent and the run;
+* ours (`--agent UCRL2`, the default): `UCRL2Continuous(bound_type_p='chernoff', alpha_p=1, alpha_r=1)` in `MDPLoop`, logging
+  every `--log-every` steps (default 1,000), seed k for the agent and the run;
 * the reference: `statisticalrl_learners.MDPs_discrete.UCRL2.UCRL2(nS=6, nA=2, delta=0.05)` (Jaksch, Ortner and Auer 2010,
   L1 confidence sets, extended value iteration to precision 1/t), played here step by step on the same MDP (numpy's generator
-  seeded with k). It has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
+  seeded with k).
+* `--agent UCRL2B`: ours `UCRL2BContinuous(alpha_p=1, alpha_r=1, delta=0.05)` (the paper's constants), the reference
+  `statisticalrl_learners.MDPs_discrete.UCRL2B.UCRL2B(nS=6, nA=2, delta=0.05)` (the same sets; extended value iteration to
+  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action where ours breaks them at random). It has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
   regret exactly at every step (the gain of its current policy from the current state, evaluated by the same exact solver as
   ours, once per policy), Colosseum's indicator from the policy read at each log as `MDPLoop` does (per-step regrets below
   1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
 
 Printed: the mean final regrets with 95% percentile-bootstrap confidence intervals over seeds (10,000 resamples), and two
-checks: the realised regrets' intervals of the two agents overlap, and our mean behaviour regret lies within our realised
-regret's interval. `--out FILE.csv` writes the mean curves (and their intervals) that the UCRL2 notebook draws
-(`benchmarks/riverswim_ucrl2_reference.csv` by default).
+checks: the two agents' intervals overlap, for the realised regrets and for the behaviour regrets (with the p-value of a
+two-sample Kolmogorov-Smirnov test of the final regrets, ours against the reference's). The behaviour regret charges each
+step the gain the acting policy loses from the current state, the realised regret what the rewards fell short of t g*: they
+differ by the bias of the states the run passes through, which on RiverSwim is large (the behaviour regret is above the
+realised one for both implementations). The mean wall time of a run of each and their ratio
+(the speed ratio) close the report. `--out FILE.csv` writes the mean curves (and their intervals) that the agent's notebook draws
+(`benchmarks/riverswim_<agent>_reference.csv` by default, e.g. `riverswim_ucrl2_reference.csv`).
 
 The reference is a benchmark-only dependency, never a runtime one. It pins old versions of numpy and others but imports only
 numpy, so install it without its dependencies:
 
     .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -34,13 +41,19 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 from colosseum_nb.mdp.custom_mdp import CustomContinuous
-from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous
+from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
 from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
 
 CURVES = ('cumulative_regret', 'behaviour_cumulative_regret', 'realised_cumulative_regret')
-OUT = Path(__file__).with_suffix('.csv')
+HERE = Path(__file__).parent
+AGENTS = {   # name -> (our agent from (seed, spec, steps), the reference's module and class)
+    'UCRL2': (lambda seed, spec, T: UCRL2Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, bound_type_p='chernoff', alpha_p=1, alpha_r=1),
+              'statisticalrl_learners.MDPs_discrete.UCRL2', 'UCRL2'),
+    'UCRL2B': (lambda seed, spec, T: UCRL2BContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
+               'statisticalrl_learners.MDPs_discrete.UCRL2B', 'UCRL2B'),
+}
 
 def river_swim(seed=0):
     "The 6-state RiverSwim of the literature (Strehl and Littman 2008; Jaksch et al. 2010), starting in the left state."
@@ -54,10 +67,10 @@ def river_swim(seed=0):
     R[0, 0], R[S - 1, 1] = 0.05, 1.0
     return CustomContinuous(seed=seed, T=T, R=R, starting_distribution=np.eye(S)[0])
 
-def ours(seed, steps, log_every):
-    "Our UCRL2's log: steps and the three regrets."
+def ours(seed, steps, log_every, name='UCRL2'):
+    "Our agent's log: steps and the three regrets."
     mdp = river_swim(seed)
-    agent = UCRL2Continuous(seed=seed, mdp_specs=make_mdp_spec(mdp), optimization_horizon=steps, bound_type_p='chernoff', alpha_p=1, alpha_r=1)
+    agent = AGENTS[name][0](seed, make_mdp_spec(mdp), steps)
     loop = MDPLoop(mdp, agent, seed=seed)
     loop.run(steps, log_every, stop_when_optimal=False)
     return loop.logs[['steps', *CURVES]].to_numpy()
@@ -70,14 +83,16 @@ def _gains(mdp, pi):
     assert status == 0
     return g
 
-def reference(seed, steps, log_every):
-    "The reference UCRL2's steps and three regrets at the same logs as `ours` (rows at every multiple of `log_every`, then `steps - 1`)."
-    from statisticalrl_learners.MDPs_discrete.UCRL2 import UCRL2
+def reference(seed, steps, log_every, name='UCRL2'):
+    "The reference agent's steps and three regrets at the same logs as `ours` (rows at every multiple of `log_every`, then `steps - 1`)."
+    import importlib
+    if not hasattr(np, 'infty'): np.infty = np.inf   # the reference's UCRL2B still spells it so; NumPy 2 removed the alias
+    cls = getattr(importlib.import_module(AGENTS[name][1]), AGENTS[name][2])
     mdp = river_swim(seed); T, R = mdp.T, mdp.R
     g_star = mdp.get_average_rewards()['optimal']
     np.random.seed(seed)   # the reference draws its actions (ties) from numpy's global generator
     rng = np.random.RandomState(seed + 10_000)
-    agent = UCRL2(6, 2, delta=0.05)
+    agent = cls(6, 2, delta=0.05)
     s = 0; agent.reset(s)
     cache = {}
     def gains_of(pi):
@@ -107,21 +122,23 @@ def bootstrap_ci(x, reps=10_000, level=0.95, seed=0):
     return x.mean(), *np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
 
 def _run(job):
-    who, seed, steps, log_every = job
+    who, seed, steps, log_every, name = job
     t = time.perf_counter()
-    out = (ours if who == 'ours' else reference)(seed, steps, log_every)
+    out = (ours if who == 'ours' else reference)(seed, steps, log_every, name)
     return who, seed, out, time.perf_counter() - t
 
-def main(seeds=20, steps=100_000, log_every=1000, workers=2, out=OUT):
-    jobs = [(w, k, steps, log_every) for k in range(seeds) for w in ('reference', 'ours')]
-    ours(0, 2 * log_every, log_every)   # compile (or load) our loop once before the workers start
-    res = {'ours': {}, 'reference': {}}
+def main(name='UCRL2', seeds=20, steps=100_000, log_every=1000, workers=2, out=None):
+    if name not in AGENTS: raise ValueError(f"--agent {name!r}: must be one of {list(AGENTS)}")
+    out = HERE / f"riverswim_{name.lower()}_reference.csv" if out is None else out
+    jobs = [(w, k, steps, log_every, name) for k in range(seeds) for w in ('reference', 'ours')]
+    ours(0, 2 * log_every, log_every, name)   # compile (or load) our loop once before the workers start
+    res, secs = {'ours': {}, 'reference': {}}, {'ours': [], 'reference': []}
     with ProcessPoolExecutor(workers) as ex:
         for who, seed, arr, sec in ex.map(_run, jobs):
-            res[who][seed] = arr
+            res[who][seed] = arr; secs[who].append(sec)
             print(f"{who:>9} seed {seed:2d}: {sec:6.1f} s, final " + ', '.join(f"{c} {v:,.0f}" for c, v in zip(CURVES, arr[-1, 1:])), flush=True)
     g = river_swim().get_average_rewards()['optimal']
-    print(f"\nRiverSwim (6 states, g* = {g:.4f}), {seeds} seeds x {steps:,} steps; final regrets, mean [95% bootstrap CI]")
+    print(f"\n{name}, RiverSwim (6 states, g* = {g:.4f}), {seeds} seeds x {steps:,} steps; final regrets, mean [95% bootstrap CI]")
     frames, ci = [], {}
     for who in ('ours', 'reference'):
         A = np.stack([res[who][k] for k in range(seeds)])   # seeds x rows x (steps + 3 curves)
@@ -130,14 +147,19 @@ def main(seeds=20, steps=100_000, log_every=1000, workers=2, out=OUT):
             print(f"  {who:>9} {c:<30} {ci[who, c][0]:>10,.0f} [{ci[who, c][1]:,.0f}, {ci[who, c][2]:,.0f}]")
             lo, hi = np.quantile(A[:, :, j], [0.025, 0.975], axis=0)
             frames.append(pd.DataFrame(dict(agent=who, indicator=c, steps=A[0, :, 0].astype(int), mean=A[:, :, j].mean(0), q025=lo, q975=hi)))
-    (o, ol, oh), (r, rl, rh) = ci['ours', 'realised_cumulative_regret'], ci['reference', 'realised_cumulative_regret']
-    overlap = ol <= rh and rl <= oh
-    b = ci['ours', 'behaviour_cumulative_regret'][0]
-    inside = ol <= b <= oh
-    print(f"realised regrets' intervals overlap: {'yes' if overlap else 'NO'}; our mean behaviour regret {b:,.0f} within our realised regret's interval: {'yes' if inside else 'NO'}")
+    from scipy.stats import ks_2samp
+    overlaps = {}
+    for c in ('realised_cumulative_regret', 'behaviour_cumulative_regret'):
+        (o, ol, oh), (r, rl, rh) = ci['ours', c], ci['reference', c]
+        overlaps[c] = ol <= rh and rl <= oh
+        fin = [np.array([res[w][k][-1, 1 + CURVES.index(c)] for k in range(seeds)]) for w in ('ours', 'reference')]
+        print(f"{c}: intervals overlap {'yes' if overlaps[c] else 'NO'}; two-sample Kolmogorov-Smirnov p = {ks_2samp(*fin).pvalue:.2f}")
+    overlap, inside = overlaps.values()
     if out: pd.concat(frames, ignore_index=True).to_csv(out, index=False); print(f"mean curves written to {out}")
+    wo, wr = np.mean(secs['ours']), np.mean(secs['reference'])
+    print(f"wall time per run ({workers} worker processes on a shared machine): ours {wo:.1f} s, reference {wr:.1f} s; speed ratio {wr / wo:.1f}x")
     print(f"{int(overlap) + int(inside)} of 2 checks passed")
 
 if __name__ == '__main__':
     arg = lambda k, d, f=int: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(arg('--seeds', 20), arg('--steps', 100_000), arg('--log-every', 1000), arg('--workers', 2), arg('--out', OUT, Path))
+    main(arg('--agent', 'UCRL2', str), arg('--seeds', 20), arg('--steps', 100_000), arg('--log-every', 1000), arg('--workers', 2), arg('--out', None, Path))

@@ -89,7 +89,7 @@ def _with_mdp_info(runs, bench, hardness):
     if hardness and len(info): info = info.merge(mdp_hardness(bench), on='mdp', how='left')
     return runs.merge(info, on='mdp', how='left')
 
-# %% ../../nbs/10_analysis.results.ipynb #f6018c51
+# %% ../../nbs/10_analysis.results.ipynb #beede668
 def _categorical(df):
     "`df` with its identifier and text columns as categoricals."
     for c in _ID_COLUMNS + _TEXT_COLUMNS:
@@ -111,7 +111,9 @@ def load_results(folder, # a benchmark folder, several benchmarks, or a hyperpar
         if show_progress: print(f"{bench}: {0 if t is None else len(t):,} rows", flush=True)
         if t is not None: tables.append(t)
     if not tables: raise ValueError(f"{root}: the logs/ folders hold no seed<k>_logs.csv files")
-    return _categorical(pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0])
+    df = _categorical(pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0])
+    df.attrs['max_rows'] = max_rows
+    return df
 
 def load_benchmark(root, # the results folder `benchmark_folders` searched
                    bench, # one of its benchmark folders
@@ -120,6 +122,7 @@ def load_benchmark(root, # the results folder `benchmark_folders` searched
     "The tidy table of one benchmark folder of a results folder, named by its path in `root` (None if it has no logs)."
     root, bench = Path(root).expanduser(), Path(bench).expanduser()
     t = _benchmark_table(bench, bench.name if bench == root else str(bench.relative_to(root)), hardness, threads, columns, max_rows, dtype)
+    if t is not None: t.attrs['max_rows'] = max_rows  # `runs_table` cannot count a run's logged rows from a thinned table
     return None if t is None else _categorical(t)
 
 # %% ../../nbs/10_analysis.results.ipynb #d5655f1a
@@ -221,11 +224,12 @@ def table_to_latex(table:pd.DataFrame, # a `summary_table`
         lines.append(_tex(mdp) + ' & ' + ' & '.join(cells) + r' \\')
     return '\n'.join(lines + [r'\bottomrule', r'\end{tabular}', f'\\caption{{{cap}}}', r'\end{table}'])
 
-# %% ../../nbs/10_analysis.results.ipynb #8f4ca093
+# %% ../../nbs/10_analysis.results.ipynb #cb45b3bf
 def runs_table(df:pd.DataFrame # a tidy table (`load_results`)
               )->pd.DataFrame:
-    "One row per run: identifiers, time cut, last training step, number of logged rows and last step."
+    "One row per run: identifiers, time cut, last training step, number of logged rows (not for a table read with `max_rows`) and last step."
     keys = [c for c in _ID_COLUMNS if c in df]
     g = df.groupby(keys, observed=True)
-    out = g.agg(time_cut=('time_cut', 'first'), last_training_step=('last_training_step', 'first'), n_logs=('steps', 'size'), last_step=('steps', 'max'))
-    return out.reset_index()
+    stats = dict(time_cut=('time_cut', 'first'), last_training_step=('last_training_step', 'first'), n_logs=('steps', 'size'), last_step=('steps', 'max'))
+    if df.attrs.get('max_rows') is not None: del stats['n_logs']
+    return g.agg(**stats).reset_index()

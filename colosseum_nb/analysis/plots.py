@@ -4,8 +4,9 @@
 
 # %% auto #0
 __all__ = ['PAPER_RC', 'OKABE_ITO', 'STEP_FORMATTER', 'paper_style', 'agent_colours', 'agent_labels', 'indicator_label',
-           'mean_curve', 'baselines_of', 'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space',
-           'plot_interval_estimates', 'plot_performance_profiles', 'plot_probability_of_improvement']
+           'mean_curve', 'baselines_of', 'plot_indicator_curves', 'mdp_title', 'plot_indicator_grid',
+           'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
+           'plot_probability_of_improvement']
 
 # %% ../../nbs/10b_analysis.plots.ipynb #49b31659
 import contextlib
@@ -116,11 +117,17 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
         if legend: ax.legend()
     return ax
 
-# %% ../../nbs/10b_analysis.plots.ipynb #1145cd2b
+# %% ../../nbs/10b_analysis.plots.ipynb #5852108b
 def _grid_keys(df):
     "The (benchmark, MDP) pairs of a table, as plain sorted strings."
     # names as plain strings; categoricals go through object (pandas 2.0 warns casting a categorical straight to str)
     return df[['benchmark', 'mdp']].drop_duplicates().astype(object).astype(str).sort_values(['benchmark', 'mdp']).to_numpy().tolist()
+
+def mdp_title(mdp:str # an MDP instance name `<scope>-<MDPClass>`
+             )->str:
+    "A short panel title: the MDP class without its setting, then the scope."
+    scope, _, cls = str(mdp).partition('-')
+    return f"{cls.removesuffix('Continuous').removesuffix('Episodic')} ({scope})" if cls else str(mdp)
 
 def plot_indicator_grid(df:pd.DataFrame, # a tidy table
                         indicator:str='cumulative_regret', # the indicator
@@ -138,13 +145,14 @@ def plot_indicator_grid(df:pd.DataFrame, # a tidy table
         fig, axes = plt.subplots(nrows, nc, figsize=(panel_size[0] * nc, panel_size[1] * nrows + .9), squeeze=False, layout='constrained')
         for ax, (b, m) in zip(axes.ravel(), keys):
             sub = df[(df.benchmark == b) & (df.mdp == m)]
-            plot_indicator_curves(sub, indicator, ax, baselines, confidence, m if one else f'{b}: {m}', colours, labels, legend=False)
-            ax.set_xlabel(''); ax.set_ylabel(''); ax.title.set_fontsize(7); ax.tick_params(labelsize=6)
+            plot_indicator_curves(sub, indicator, ax, baselines, confidence, mdp_title(m) if one else f'{b}: {mdp_title(m)}', colours, labels, legend=False)
+            ax.set_xlabel(''); ax.set_ylabel(''); ax.title.set_fontsize(7); ax.tick_params(labelsize=6); ax.yaxis.set_major_formatter(STEP_FORMATTER)
         for ax in axes.ravel()[len(keys):]: ax.axis('off')
         _grid_legend(fig, df, agents, colours, labels, baselines, axes.ravel()[0])
         n = df.groupby(['benchmark', 'mdp', 'agent', 'seed'], observed=True).ngroups
         fig.suptitle(f"{indicator.replace('_', ' ')}: mean and {int(confidence * 100)}% confidence band over seeds ({n} runs)")
-        fig.supxlabel('time step', fontsize=8); fig.supylabel(indicator_label(indicator), fontsize=8)
+        for j in range(nc): axes.ravel()[[k for k in range(len(keys)) if k % nc == j][-1]].set_xlabel('time step', fontsize=7)
+        fig.supylabel(indicator_label(indicator), fontsize=8)
     return fig
 
 def _grid_legend(fig, df, agents, colours, labels, baselines, ax0):
@@ -186,7 +194,9 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
         fig.colorbar(sc, ax=axes.ravel().tolist(), label=indicator_label(indicator, divide_by_steps), shrink=.9)
     return fig
 
-# %% ../../nbs/10b_analysis.plots.ipynb #011e862d
+# %% ../../nbs/10b_analysis.plots.ipynb #8a74c5c1
+_METRIC_TITLE = dict(OptimalityGap='Optimality gap\n(lower is better)')
+
 def _interval(ax, i, lo, hi, est, colour):
     "One agent's interval (visible even when it is a point) and its estimate."
     ax.plot([lo, hi], [i, i], color=colour, lw=6, alpha=.75, solid_capstyle='round')
@@ -205,7 +215,7 @@ def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metri
             for i, a in enumerate(agents):
                 r = table[(table.metric == m) & (table.agent == a)].iloc[0]
                 _interval(ax, i, r.lower, r.upper, r.estimate, colours[a])
-            ax.set_title(m + (' (lower is better)' if m == 'OptimalityGap' else '')); ax.margins(x=.12, y=.15)
+            ax.set_title(_METRIC_TITLE.get(m, m)); ax.margins(x=.12, y=.15)
             ax.set_yticks(range(len(agents))); ax.grid(axis='x', lw=.4, alpha=.5)
         axes[0][0].set_yticklabels([f'{labels[a]} ({int(table[table.agent == a].n_runs.iloc[0])} runs)' for a in agents])
         conf = table.attrs.get('confidence', .95)

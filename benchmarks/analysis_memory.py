@@ -110,7 +110,7 @@ print(json.dumps(t))
 def child(root, out, reps, tree=None):
     "Run the measuring child; its figures as a dict."
     env = {**os.environ, 'PYTHONPATH': str(tree or Path(__file__).resolve().parents[1])}
-    if tree: env['NUMBA_CACHE_DIR'] = tempfile.mkdtemp(prefix='numba_cache_')   # leave the other tree's files alone
+    if tree: env.update(NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix='numba_cache_'), PYTHONDONTWRITEBYTECODE='1')   # leave the other tree's files alone
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, '-c', _CHILD, str(root), str(out), str(reps), 'old' if tree else 'new'], capture_output=True, text=True, env=env)
     if r.returncode: raise RuntimeError(r.stderr[-3000:])

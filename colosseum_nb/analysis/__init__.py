@@ -46,7 +46,7 @@ def _write(data, path, written):
     "Write a table or a figure with `utils.atomic_write` and note its path."
     written.append(atomic_write(path, data))
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #0c814d95
+# %% ../../nbs/10c_analysis.__init__.ipynb #78397ddf
 def _tables(df, folder, indicators, written, colours=None):
     "Runs, final values and Colosseum's tables of one benchmark."
     _write(runs_table(df).to_csv(index=False), folder / 'runs.csv', written)
@@ -77,9 +77,18 @@ def metrics_to_latex(am:pd.DataFrame, # the result of `aggregate_metrics`
 
 _SCORE = 'score = 1 - per-step normalised regret'
 
+def _common_tasks(fv):
+    "The final values on the MDPs that every agent has runs on (None, with a warning, if there are none)."
+    common = set.intersection(*(set(g.mdp.astype(str)) for _, g in fv.groupby('agent', observed=True)))
+    if len(common) < fv.mdp.nunique():
+        warnings.warn(f"aggregate statistics on the {len(common)} of {fv.mdp.nunique()} MDPs that every agent has runs on", RuntimeWarning)
+    return fv[fv.mdp.astype(str).isin(common)] if common else None
+
 def _statistics(df, folder, reps, seed, written, colours=None):
-    "Aggregate statistics of the normalised regret (as scores) of one benchmark."
-    scores, tasks = scores_from_results(df, 'normalized_cumulative_regret')
+    "Aggregate statistics of the normalised regret (as scores) of one benchmark, on the MDPs every agent ran (a benchmark still running may lack some)."
+    fv = _common_tasks(final_values(df, 'normalized_cumulative_regret'))
+    if fv is None: return
+    scores, tasks = scores_from_results(fv, 'normalized_cumulative_regret')
     am = aggregate_metrics(scores, reps=reps, seed=seed)
     _write(am.to_csv(index=False), folder / 'aggregate_metrics.csv', written)
     _write(metrics_to_latex(am, len(tasks)), folder / 'aggregate_metrics.tex', written)

@@ -74,7 +74,7 @@ def mean_curve(df:pd.DataFrame, # the rows of one MDP and one agent
     half = out['sem'].fillna(0) * scipy.stats.t.ppf((1 + confidence) / 2, np.maximum(out.n - 1, 1))
     return out.assign(lower=out['mean'] - half, upper=out['mean'] + half).drop(columns='sem')
 
-# %% ../../nbs/10b_analysis.plots.ipynb #98b48e49
+# %% ../../nbs/10b_analysis.plots.ipynb #4245e80c
 _BASELINE_STYLE = dict(optimal=('#555555', '--'), worst=('#000000', (0, (1, 1))), random=('#999999', '-.'))
 
 def baselines_of(df:pd.DataFrame, # rows of one MDP
@@ -87,7 +87,8 @@ def baselines_of(df:pd.DataFrame, # rows of one MDP
 
 def _run_label(label, g):
     "An agent's legend entry with its runs (and time-cut runs)."
-    n, cut = g.seed.nunique(), (g.drop_duplicates('seed').time_cut.sum() if 'time_cut' in g else 0)
+    runs = g.drop_duplicates([c for c in ('benchmark', 'mdp', 'seed') if c in g])   # one row per run
+    n, cut = len(runs), (runs.time_cut.sum() if 'time_cut' in g else 0)
     return f"{label} ({n} run{'s' * (n > 1)}{f', {cut} cut' if cut else ''})"
 
 def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
@@ -162,7 +163,7 @@ def _grid_legend(fig, df, agents, colours, labels, baselines, ax0):
     if baselines: handles += [l for l in ax0.lines if l.get_label().endswith(' policy')]
     fig.legend(handles=handles, loc='outside lower center', ncols=min(len(handles), 4), frameon=False)
 
-# %% ../../nbs/10b_analysis.plots.ipynb #b7dd52c9
+# %% ../../nbs/10b_analysis.plots.ipynb #abe89981
 _HARDNESS_LABEL = dict(diameter='diameter (steps)', value_norm='environmental value norm', suboptimal_gaps='sum of reciprocal sub-optimality gaps')
 
 def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`load_results(hardness=True)`)
@@ -188,19 +189,21 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
             sc = ax.scatter(p.hx, p.hy, c=p.value, cmap=cm, norm=norm, s=28, edgecolors='black', linewidths=.4)
             ax.set_title(f'{labels[a]}\n{int(p.n.sum())} runs, {len(p)} MDPs')
         for ax in axes.ravel()[len(agents):]: ax.axis('off')
+        for k in range(max(0, len(agents) - nc), len(agents)):   # the last panel of each column carries the x label
+            axes.ravel()[k].set_xlabel(_HARDNESS_LABEL.get(x, x.replace('_', ' '))); axes.ravel()[k].xaxis.set_tick_params(labelbottom=True)
         if pts.hx.min() > 0 and pts.hx.max() / pts.hx.min() > 30: axes[0, 0].set_xscale('log')
-        for ax in axes[-1]: ax.set_xlabel(_HARDNESS_LABEL.get(x, x.replace('_', ' ')))
         for ax in axes[:, 0]: ax.set_ylabel(_HARDNESS_LABEL.get(y, y.replace('_', ' ')))
         fig.colorbar(sc, ax=axes.ravel().tolist(), label=indicator_label(indicator, divide_by_steps), shrink=.9)
     return fig
 
-# %% ../../nbs/10b_analysis.plots.ipynb #8a74c5c1
+# %% ../../nbs/10b_analysis.plots.ipynb #c7e224dc
 _METRIC_TITLE = dict(OptimalityGap='Optimality gap\n(lower is better)')
 
 def _interval(ax, i, lo, hi, est, colour):
     "One agent's interval (visible even when it is a point) and its estimate."
     ax.plot([lo, hi], [i, i], color=colour, lw=6, alpha=.75, solid_capstyle='round')
-    ax.plot([est], [i], marker='|', ms=10, mew=1.8, color='black')
+    ax.plot([est], [i], marker='o', ms=6, color=colour, mec='none')   # the agent's colour even where the interval is a point
+    ax.plot([est], [i], marker='|', ms=10, mew=1.5, color='black')
 
 def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metrics`
                             score_label:str='normalised score', # what the metrics summarise (the x label)
@@ -223,7 +226,7 @@ def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metri
         fig.suptitle(f"{int(conf * 100)}% stratified-bootstrap intervals ({table.attrs.get('reps', '?')} samples; runs = seeds x MDPs)")
     return fig
 
-# %% ../../nbs/10b_analysis.plots.ipynb #b2fcac91
+# %% ../../nbs/10b_analysis.plots.ipynb #ab4a328a
 def plot_performance_profiles(profiles:dict, # the result of `performance_profile`
                               taus, # its thresholds
                               scores:dict=None, # the scores, to state the number of runs
@@ -250,7 +253,7 @@ def plot_probability_of_improvement(table:pd.DataFrame, # the result of `pairwis
     names = list(table.x.astype(str)) + list(table.y.astype(str))
     colours, labels = colours or agent_colours(names), agent_labels(names)
     with paper_style():
-        if ax is None: _, ax = plt.subplots(figsize=(3.4, .24 * len(table) + 1), layout='constrained')
+        if ax is None: _, ax = plt.subplots(figsize=(5.0, .24 * len(table) + 1), layout='constrained')
         for i, r in enumerate(table.itertuples()): _interval(ax, i, r.lower, r.upper, r.probability, colours[str(r.x)])
         ax.axvline(.5, color='grey', ls=':', lw=.8)
         ax.set_yticks(range(len(table))); ax.invert_yaxis()

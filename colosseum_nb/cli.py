@@ -211,7 +211,7 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #8f26ca26
+# %% ../nbs/08_cli.ipynb #d2512cb3
 def _cell(m, sd, n, c):
     "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
     if pd.isna(m): return '-'
@@ -229,7 +229,7 @@ def summary_table(folder # a benchmark's results folder
                  )->pd.DataFrame:
     "Per MDP and agent (configuration): 'behaviour regret [Colosseum's regret] (seeds)', final normalised regrets per step as mean ± std over seeds, time-cut runs flagged '*', the average over MDPs and the best agent by the behaviour regret."
     if not log_files(folder): return pd.DataFrame()
-    df = load_results(folder, hardness=False)
+    df = load_results(folder, hardness=False, columns=['normalized_cumulative_regret', _BEHAVIOUR], max_rows=1)  # final rows only: memory stays small
     t = results_summary_table(df)
     b = results_summary_table(df, _BEHAVIOUR) if _BEHAVIOUR in df and df[_BEHAVIOUR].notna().any() else None
     agents = [a for a in dict.fromkeys(t.columns.get_level_values(0)) if a]

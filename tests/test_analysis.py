@@ -152,6 +152,23 @@ def test_analyse_writes_tables_and_figures(real_results, tmp_path):
     assert not list(root.glob('**/analysis'))  # nothing written into the results folder when out_dir is given
 
 
+def test_analyse_tables_exact_with_thinned_curves(tmp_path):
+    "The analysis reads a few columns and rows per run, yet its tables equal those of the whole tidy table; the run summary reads final rows only."
+    from colosseum_nb.cli import summary_table as run_summary
+    synthetic_results(tmp_path / 'r', n_logs=40, seeds=(0, 1, 2, 3))
+    analyse(tmp_path / 'r', tmp_path / 'out', reps=50, hardness=False, curve_points=7)
+    full = load_results(tmp_path / 'r', hardness=False)
+    for ind in ('normalized_cumulative_regret', 'cumulative_regret'):
+        mine = pd.read_csv(tmp_path / 'out' / 'benchmark_episodic_quick_test' / f'summary_{ind}.csv', header=[0, 1], index_col=0)
+        ref = pd.read_csv(pd.io.common.StringIO(summary_table(full, ind).to_csv()), header=[0, 1], index_col=0)
+        pd.testing.assert_frame_equal(mine, ref)
+    few = load_results(tmp_path / 'r', hardness=False, max_rows=7)
+    assert few.groupby(['mdp', 'agent', 'seed'], observed=True).size().max() <= 8 and set(few.steps) < set(full.steps)
+    assert 'n_logs' not in pd.read_csv(tmp_path / 'out' / 'benchmark_episodic_quick_test' / 'runs.csv')
+    t = run_summary(tmp_path / 'r' / 'benchmark_episodic_quick_test')
+    assert t.loc['prms_0-DeepSeaEpisodic', 'QLearningEpisodic'].startswith(f"{summary_table(full, 'behaviour_normalized_cumulative_regret').loc['prms_0-DeepSeaEpisodic', ('prms_0-QLearningEpisodic', 'mean')]:.3f}")
+
+
 def test_pictures_of_every_family():
     from colosseum_nb.mdp import (RiverSwimEpisodic, DeepSeaContinuous, FrozenLakeEpisodic, SimpleGridContinuous, MiniGridEmptyContinuous,
                                   MiniGridRoomsEpisodic, TaxiContinuous)

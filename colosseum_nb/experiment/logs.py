@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['parse_experiment_label', 'seed_of_log', 'log_files', 'time_exceeded_runs', 'LogFileError', 'read_log', 'read_logs',
-           'last_log_row', 'required_steps', 'results_file_problem']
+           'grid_rows', 'last_log_row', 'required_steps', 'results_file_problem']
 
 # %% ../../nbs/06e_experiment.logs.ipynb #c682b2e1
 import os, re
@@ -183,19 +183,46 @@ def read_log(path # a run's CSV log
     _check_steps(vals[:, cols.index('steps')], [len(vals)], [p])
     return list(cols), vals
 
-# %% ../../nbs/06e_experiment.logs.ipynb #5c0f1ed0
+# %% ../../nbs/06e_experiment.logs.ipynb #00ef8bb3
 def _threads(threads): return max(1, min(8, os.cpu_count() or 1)) if threads is None else max(1, int(threads))
 
+def _chunks(paths, chunk_bytes):
+    "`paths` in consecutive lists of about `chunk_bytes` of files each."
+    chunk, size = [], 0
+    for p in paths:
+        chunk.append(p); size += os.path.getsize(p)
+        if size >= chunk_bytes: yield chunk; chunk, size = [], 0
+    if chunk: yield chunk
+
 def read_logs(paths, # log files (CSV with a header row)
-              threads:int=None # threads reading and parsing files (None: the number of cores, at most 8)
+              threads:int=None, # threads reading and parsing files (None: the number of cores, at most 8)
+              columns=None, # the columns to keep (`steps` always; None: every column)
+              max_rows:int=None, # keep about that many rows of each file on a common step grid (`grid_rows`; None: every row)
+              chunk_bytes:int=64_000_000 # bytes of text read and parsed at a time
              )->list:
-    "[(columns, values, rows per file, files)] for each distinct header among `paths`, every file checked as `read_log` does."
+    "[(columns, values, rows per file, files)] for each distinct header among `paths`, every file checked as `read_log` does; read a chunk at a time, so memory holds one chunk's text and the rows kept."
     groups = {}
     with ThreadPoolExecutor(_threads(threads)) as ex:
-        for p, data, cols, start, k in ex.map(_read_file, paths, chunksize=64):
-            groups.setdefault(cols, []).append((p, data, start, k))
-        return [_read_group(cols, items, ex) for cols, items in groups.items()]
+        for chunk in _chunks(paths, chunk_bytes):
+            items = {}
+            for p, data, cols, start, k in ex.map(_read_file, chunk, chunksize=16): items.setdefault(cols, []).append((p, data, start, k))
+            for cols, its in items.items(): groups.setdefault(cols, []).append(_kept(*_read_group(cols, its, ex), columns, max_rows))
+    return [_joined(parts) for parts in groups.values()]
 
+# %% ../../nbs/06e_experiment.logs.ipynb #702be6c9
+def grid_rows(steps:np.ndarray, # the steps column of one log (non-decreasing)
+              max_rows:int # about how many rows to keep
+             )->np.ndarray:
+    "Indices of the rows kept on a common step grid: steps that are multiples of `d * ceil(n / max_rows)` (`d` the log interval, `n` the rows), and the last row."
+    n = len(steps)
+    if max_rows is None or n <= max_rows: return np.arange(n)
+    if max_rows < 1: raise ValueError(f"max_rows must be a positive number of rows, not {max_rows}")
+    every = max(steps[1] - steps[0], 1) * -(-n // max_rows)
+    keep = steps % every == 0
+    keep[-1] = True
+    return np.flatnonzero(keep)
+
+# %% ../../nbs/06e_experiment.logs.ipynb #8f10cf85
 def _read_group(cols, items, ex):
     "(columns, values, rows per file, files) of files sharing a header, parsed in the threads of `ex`."
     offs = np.r_[0, np.cumsum([k for *_, k in items])].astype(np.int64)
@@ -211,6 +238,22 @@ def _read_group(cols, items, ex):
     paths = [p for p, *_ in items]
     _check_steps(out[:, cols.index('steps')], done, paths)
     return list(cols), out, done, paths
+
+def _kept(cols, out, done, paths, columns, max_rows):
+    "The group with only the columns and rows asked for."
+    keep = list(range(len(cols))) if columns is None else [j for j, c in enumerate(cols) if c == 'steps' or c in set(columns)]
+    if max_rows is None and len(keep) == len(cols): return cols, out, done, paths
+    offs, s = np.r_[0, np.cumsum(done)], out[:, cols.index('steps')]
+    sel = [o + grid_rows(s[o:o + k], max_rows) for o, k in zip(offs[:-1], done)]
+    rows = np.concatenate(sel) if sel else np.zeros(0, np.int64)
+    return [cols[j] for j in keep], np.asfortranarray(out[np.ix_(rows, keep)]), np.array([len(r) for r in sel], np.int64), paths
+
+def _joined(parts):
+    "One (columns, values, rows per file, files) of a header's chunks."
+    if len(parts) == 1: return parts[0]
+    out = np.empty((len(parts[0][0]), sum(len(v) for _, v, _, _ in parts))).T
+    np.concatenate([v for _, v, _, _ in parts], out=out)
+    return parts[0][0], out, np.concatenate([d for *_, d, _ in parts]), [p for *_, ps in parts for p in ps]
 
 # %% ../../nbs/06e_experiment.logs.ipynb #30d86f2f
 def last_log_row(path # a run's CSV log

@@ -247,7 +247,7 @@ def check_results(instances, # the `ExperimentInstance`s to check
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #2ea57843
 _GIN_INT = re.compile(r'^\s*([\w.]+)/(\w+)\.(\w+)\s*=\s*(\d+)\s*$')
 _GRID_FAMILIES = ('Grid', 'Lake', 'DeepSea', 'Taxi')
-PLANNING_AGENTS = ('PSRL', 'UCRL2') # agents (by name prefix) that plan over the whole MDP
+PLANNING_AGENTS = ('PSRL', 'UCRL', 'TSDE', 'UCBVI', 'OPSRL', 'RLSVI', 'KLUCRL', 'SCAL', 'MVP') # agents (by name prefix) that plan over the whole MDP
 
 @functools.lru_cache(maxsize=256)
 def _read_text(path):

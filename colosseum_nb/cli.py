@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'instances_run_command',
            'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #6b4fc911
+# %% ../nbs/08_cli.ipynb #00aaa66d
 import sys, time, argparse, contextlib, dataclasses, warnings
 import distributed
 from dataclasses import asdict
@@ -18,7 +18,7 @@ from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_n
                                               hardness_table, benchmark_mdp_configs)
 from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
                                         instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt)
-from .agent.agents import AGENTS, BENCHMARKED_AGENTS
+from .agent.agents import AGENTS, BENCHMARKED_AGENTS, DEFAULT_AGENTS
 from .experiment.experiment_instances import agent_class_from_name, local_client, folder_settings
 from .cluster import slurm_cluster, slurm_problem, run_instance_folder, write_array_script, submit_array
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF
@@ -98,7 +98,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns='emission_map').to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #5cef1172
+# %% ../nbs/08_cli.ipynb #33a9c44a
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -134,7 +134,7 @@ def _add_run_parser(sub):
                        description='Run benchmarks for the built-in agents (or those named), resume what is done, and print a summary table.')
     r.add_argument('--benchmark', nargs='+', default=list(DEFAULT_RUN_BENCHMARKS), metavar='NAME|FOLDER',
                    help=f"default benchmarks ({', '.join(default_benchmark_names())}) or folders of MDP gin files (default: the two quick tests)")
-    _add_common(r, 'every built-in agent of the benchmark\'s setting')
+    _add_common(r, 'Colosseum\'s agents of the benchmark\'s setting; other built-in agents such as UCBVIEpisodic only when named')
     r.add_argument('--hyperparameters', choices=('cached', 'selected'), default='cached', help="the agents' cached best hyperparameters, or those selected by `colosseum_nb hyperopt` (default: %(default)s)")
     r.add_argument('--hyperopt-folder', metavar='FOLDER', help='where `colosseum_nb hyperopt` wrote its results (default: default_hyperopt/hyperopt_experiments/)')
     r.add_argument('--results', metavar='FOLDER', help='results root, one folder per benchmark inside (default: experiments/)')
@@ -145,10 +145,10 @@ def _add_run_parser(sub):
     r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in analysis/<benchmark> of the results root)")
     r.set_defaults(func=run_command)
 
-# %% ../nbs/08_cli.ipynb #ecf826a7
+# %% ../nbs/08_cli.ipynb #f3d62da4
 def _agents_for(bench, names):
-    "The agent classes of a benchmark's setting (those named, or every built-in one)."
-    classes = [AGENTS[n] for n in AGENTS] if names is None else [agent_class_from_name(n) for n in names]
+    "The agent classes of a benchmark's setting (those named, or Colosseum's, `DEFAULT_AGENTS`)."
+    classes = [AGENTS[n] for n in DEFAULT_AGENTS] if names is None else [agent_class_from_name(n) for n in names]
     return [c for c in classes if bool(c.is_episodic()) == bench.is_episodic]
 
 def _shortened(bench, args):

@@ -5,7 +5,7 @@ The MDP: rlberry-scool's `GridWorld(nrows=size, ncols=size, walls=(), success_pr
 one of the other valid neighbours; reward 1 in the bottom-right corner; start in the top-left one. We build it as a
 `CustomEpisodic` of ours from its arrays `env.P` (S, A, S) and `env.R` (S, A), with the horizon H.
 
-The defaults are a 6 x 6 GridWorld, H = 20, 12 seeds of 1,000 episodes (20,000 steps), which a shared two-core machine runs
+The defaults are a 6 x 6 GridWorld, H = 20, 8 seeds of 400 episodes (8,000 steps), which a shared two-core machine runs
 in minutes (rlberry's agent steps in Python); `--size 10 --horizon 50 --episodes 10000` is the OPSRL paper's protocol (500,000
 steps per run, about a minute per seed for rlberry on an idle core).
 
@@ -32,7 +32,7 @@ curves with their intervals, which the UCBVI notebook draws (`benchmarks/ucbvi_r
 rlberry-scool is a benchmark-only dependency, never a runtime one:
 
     .venv/bin/pip install rlberry-scool
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/ucbvi_rlberry_reference.py [--seeds 12] [--episodes 1000] [--size 6] [--horizon 20] [--scale 1] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/ucbvi_rlberry_reference.py [--seeds 8] [--episodes 400] [--size 6] [--horizon 20] [--scale 1] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time, warnings
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -93,7 +93,7 @@ def run_rlberry(seed, size, H, episodes, scale):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         agent = UCBVIAgent(env, horizon=H, gamma=1.0, bonus_type='simplified_bernstein', bonus_scale_factor=scale, stage_dependent=False, seeder=seed)
-    agent.writer = None   # its per-episode logging (three scalars into a data frame) is most of its time and none of the algorithm
+    agent._writer = None   # its per-episode logging (three scalars into a data frame) is most of its time and none of the algorithm
     out = np.zeros((episodes, 2)); real = beh = 0.0
     for k in range(episodes):
         te = time.perf_counter()
@@ -126,7 +126,7 @@ def _curves(who, A, H):
             rows.append(dict(agent=who, indicator=c, episodes=k + 1, steps=(k + 1) * H, mean=m, q025=lo, q975=hi))
     return pd.DataFrame(rows)
 
-def main(seeds=12, episodes=1000, size=6, H=20, scale=1.0, workers=2, out=OUT):
+def main(seeds=8, episodes=400, size=6, H=20, scale=1.0, workers=2, out=OUT):
     print(f"GridWorld {size}x{size} (p = 0.8, no walls), H = {H}, {seeds} seeds x {episodes:,} episodes = {H * episodes:,} steps; "
           f"simplified Bernstein bonus, scale {scale}; {workers} worker processes, machine shared with other jobs", flush=True)
     agents = ('rlberry', 'ours_compatible', 'ours_default')
@@ -157,5 +157,5 @@ def main(seeds=12, episodes=1000, size=6, H=20, scale=1.0, workers=2, out=OUT):
 
 if __name__ == '__main__':
     arg = lambda k, d, f=int: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(arg('--seeds', 12), arg('--episodes', 1000), arg('--size', 6), arg('--horizon', 20), arg('--scale', 1.0, float), arg('--workers', 2),
+    main(arg("--seeds", 8), arg("--episodes", 400), arg('--size', 6), arg('--horizon', 20), arg('--scale', 1.0, float), arg('--workers', 2),
          arg('--out', OUT, Path))

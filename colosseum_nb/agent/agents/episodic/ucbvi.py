@@ -56,11 +56,11 @@ def _ucbvi_backup(state, h, s, V, tot, optimistic, out):
             else: q = min(q + _ucbvi_bonus(prm, n, vmax[h], H, ev, ev2, third), vmax[h])
         out[a] = q
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #9fee8151
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #fd6bace9
 @kernel
 def _ucbvi_plan(state, optimistic, Q, V):
     H, S = Q.shape[0] - 1, Q.shape[1]
-    keep_min = optimistic and not state.prm.rlb
+    keep_min, cap = optimistic and not state.prm.rlb, optimistic and state.prm.rlb
     row = np.empty(Q.shape[2])
     for h in range(H - 1, -1, -1):
         tot = 0.0
@@ -72,7 +72,7 @@ def _ucbvi_plan(state, optimistic, Q, V):
                 q = min(row[a], Q[h, s, a]) if keep_min else row[a]
                 Q[h, s, a] = q
                 if q > best: best = q
-            V[h, s] = best
+            V[h, s] = min(best, state.vmax[0]) if cap else best
 
 # %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #06cb805e
 @kernel

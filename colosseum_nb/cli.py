@@ -101,7 +101,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #d5db2810
+# %% ../nbs/08_cli.ipynb #f1550e9c
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -167,7 +167,7 @@ def _add_run_parser(sub):
                        description='Run benchmarks for the built-in agents (or those named), resume what is done, and print a summary table.')
     r.add_argument('--benchmark', nargs='+', default=list(DEFAULT_RUN_BENCHMARKS), metavar='NAME|FOLDER',
                    help=f"default benchmarks ({', '.join(default_benchmark_names())}) or folders of MDP gin files (default: the two quick tests)")
-    _add_common(r, 'every Colosseum agent of the benchmark\'s setting; the other baselines, e.g. UCRL2BContinuous, only when named')
+    _add_common(r, 'every Colosseum agent of the benchmark\'s setting; the other baselines, e.g. UCBVIEpisodic or UCRL2BContinuous, only when named')
     r.add_argument('--hyperparameters', choices=('cached', 'selected'), default='cached', help="the agents' cached best hyperparameters, or those selected by `colosseum_nb hyperopt` (default: %(default)s)")
     r.add_argument('--hyperopt-folder', metavar='FOLDER', help='where `colosseum_nb hyperopt` wrote its results (default: default_hyperopt/hyperopt_experiments/)')
     r.add_argument('--results', metavar='FOLDER', help='results root, one folder per benchmark inside (default: experiments/)')

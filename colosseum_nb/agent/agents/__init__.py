@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = ['AGENT_CLASSES', 'AGENTS', 'BENCHMARKED_AGENTS', 'DEFAULT_RUN_AGENTS', 'register_agent_class', 'agent_class']
 
-# %% ../../../nbs/05l_agent.agents.__init__.ipynb #2b089217
-from .episodic import EPISODIC_AGENTS
+# %% ../../../nbs/05l_agent.agents.__init__.ipynb #e9c5f6da
+from .episodic import EPISODIC_AGENTS, EPISODIC_BASELINES
 from .infinite_horizon import CONTINUOUS_AGENTS, CONTINUOUS_BASELINES
 from ...utils import ClassRegistry
 from ..non_tabular import DEEP_AGENTS
 
-# %% ../../../nbs/05l_agent.agents.__init__.ipynb #791e9551
-AGENT_CLASSES = ClassRegistry('agent', EPISODIC_AGENTS + CONTINUOUS_AGENTS + CONTINUOUS_BASELINES, register_with='register_agent_class', lazy=DEEP_AGENTS)
+# %% ../../../nbs/05l_agent.agents.__init__.ipynb #4a6c4ece
+AGENT_CLASSES = ClassRegistry('agent', EPISODIC_AGENTS + CONTINUOUS_AGENTS + EPISODIC_BASELINES + CONTINUOUS_BASELINES, register_with='register_agent_class', lazy=DEEP_AGENTS)
 AGENTS = AGENT_CLASSES.builtin   # the built-in agents only
 BENCHMARKED_AGENTS = ('QLearningEpisodic', 'PSRLEpisodic', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous')
-DEFAULT_RUN_AGENTS = tuple(c.__name__ for c in EPISODIC_AGENTS + CONTINUOUS_AGENTS)   # Colosseum's seven
+DEFAULT_RUN_AGENTS = tuple(c.__name__ for c in EPISODIC_AGENTS + CONTINUOUS_AGENTS)   # Colosseum's seven: what `colosseum_nb run` runs by default
 
 def register_agent_class(cls # an agent class (a subclass of `BaseAgent`, or one following its protocol)
                         ):

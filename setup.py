@@ -39,7 +39,7 @@ setuptools.setup(
     include_package_data = True,
     install_requires = requirements,
     extras_require={ 'dev': dev_requirements, 'optuna': shlex.split(cfg.get('optuna_requirements', '')), 'gym': shlex.split(cfg.get('gym_requirements', '')),
-                     'deep': shlex.split(cfg.get('deep_requirements', '')) },
+                     'deep': shlex.split(cfg.get('deep_requirements', '')), 'sb3': shlex.split(cfg.get('sb3_requirements', '')) },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

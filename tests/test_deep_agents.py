@@ -48,3 +48,29 @@ def test_deep_agent_refuses_tabular_mdp(name):
     cls = agent_class(name)
     mdp = (RiverSwimEpisodic if cls.is_episodic() else RiverSwimContinuous)(seed=0, size=4)
     with pytest.raises(ValueError, match='emission_map'): cls(seed=0, mdp_specs=make_mdp_spec(mdp), optimization_horizon=10)
+
+def test_sb3_module_without_sb3():
+    "colosseum_nb.agent.sb3 imports without stable-baselines3; building an agent names the `sb3` extra."
+    code = ("import sys; sys.modules['stable_baselines3'] = None\n"
+            "import colosseum_nb.agent.sb3 as m\n"
+            "from colosseum_nb.mdp.river_swim import RiverSwimContinuous\n"
+            "from colosseum_nb.utils import make_mdp_spec\n"
+            "spec = make_mdp_spec(RiverSwimContinuous(seed=0, size=3, emission_map='OneHotEncoding'))\n"
+            "try: m.SB3AgentContinuous('PPO', 0, spec, 10)\n"
+            "except ImportError as e: assert \"pip install -e '.[sb3]'\" in str(e), e; print('ok')\n")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == 'ok', out.stderr
+
+@pytest.mark.parametrize('name', ['DQN', 'A2C', 'PPO'])
+def test_sb3_agent_runs(name):
+    "Each SB3 algorithm runs through the loop with an emission map, trains, and reports distributions."
+    pytest.importorskip('stable_baselines3')
+    from colosseum_nb.agent.sb3 import SB3AgentContinuous
+    mdp = RiverSwimContinuous(seed=0, size=3, emission_map='OneHotEncoding', noise='GaussianUncorrelated')
+    kw = dict(DQN=dict(learning_starts=50, train_freq=4), A2C=dict(n_steps=8), PPO=dict(n_steps=64, batch_size=32, n_epochs=2))[name]
+    agent = SB3AgentContinuous(name, 0, make_mdp_spec(mdp), 300, policy_kwargs=dict(net_arch=[16]), **kw)
+    loop = MDPLoop(mdp, agent); loop.run(300, log_every=100)
+    assert agent.model._n_updates > 0
+    np.testing.assert_allclose(agent.current_optimal_stochastic_policy.sum(-1), 1)
+    np.testing.assert_allclose(agent.behaviour_policy.sum(-1), 1)
+    assert np.isfinite(loop.logs[['cumulative_regret', 'behaviour_cumulative_regret']].to_numpy()).all()

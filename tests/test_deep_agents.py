@@ -63,7 +63,7 @@ def test_sb3_module_without_sb3():
 
 @pytest.mark.parametrize('name', ['DQN', 'A2C', 'PPO'])
 def test_sb3_agent_runs(name):
-    "Each SB3 algorithm runs through the loop with an emission map, trains, and reports distributions."
+    "Each SB3 algorithm runs through the loop with an emission map, trains, reports distributions, and pickles."
     pytest.importorskip('stable_baselines3')
     from colosseum_nb.agent.sb3 import SB3AgentContinuous
     mdp = RiverSwimContinuous(seed=0, size=3, emission_map='OneHotEncoding', noise='GaussianUncorrelated')
@@ -74,3 +74,6 @@ def test_sb3_agent_runs(name):
     np.testing.assert_allclose(agent.current_optimal_stochastic_policy.sum(-1), 1)
     np.testing.assert_allclose(agent.behaviour_policy.sum(-1), 1)
     assert np.isfinite(loop.logs[['cumulative_regret', 'behaviour_cumulative_regret']].to_numpy()).all()
+    twin = pickle.loads(pickle.dumps(agent))
+    np.testing.assert_allclose(twin.current_optimal_stochastic_policy, agent.current_optimal_stochastic_policy)
+    MDPLoop(mdp, twin).run(50, log_every=25)

@@ -21,7 +21,7 @@ def import_sb3():
     except ImportError as e: raise ImportError(f"the Stable-Baselines3 agents need stable-baselines3: {SB3_EXTRA}") from e
     return stable_baselines3
 
-# %% ../../nbs/05s_agent.sb3.ipynb #b90e5f21
+# %% ../../nbs/05s_agent.sb3.ipynb #361b2c81
 def _spaces_env(obs_shape:tuple, # the shape of one observation
                 n_actions:int # number of discrete actions
                ):
@@ -32,6 +32,7 @@ def _spaces_env(obs_shape:tuple, # the shape of one observation
         action_space = gym.spaces.Discrete(n_actions)
         def reset(self, *, seed=None, options=None): return np.zeros(obs_shape, np.float32), {}
         def step(self, a): raise RuntimeError("SB3Agent: the package's loop drives the interaction; the placeholder environment does not step")
+        def __reduce__(self): return (_spaces_env, (obs_shape, n_actions))   # picklable although the class is local
     return _Spaces()
 
 # %% ../../nbs/05s_agent.sb3.ipynb #6d7620c0

@@ -9,8 +9,9 @@ __all__ = ['GIN_IMPORT', 'RewardsConjugateModel', 'TransitionsConjugateModel', '
            'log_gamma_fill', 'rng_draws', 'nig_natural_parameters', 'init_nig', 'nig_update', 'nig_sample',
            'dirichlet_prior', 'dirichlet_row', 'dirichlet_sample_row', 'init_counts', 'count_update',
            'mean_expectation', 'dirichlet_counts_row', 'next_state_first', 'posterior_transitions_sample',
-           'backward_induction_dense', 'mean_backward_induction', 'mean_transitions', 'mean_discounted_vi',
-           'dense_discounted_vi', 'scc_order', 'evaluate_policy_rows', 'dense_policy_rows']
+           'backward_induction_dense', 'mean_backward_induction', 'mean_transitions', 'posterior_support_sample',
+           'backward_induction_support', 'mean_discounted_vi', 'dense_discounted_vi', 'scc_order',
+           'evaluate_policy_rows', 'dense_policy_rows']
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #1174d4d3
 from enum import Enum
@@ -720,6 +721,60 @@ def mean_transitions(N, Nsa, c):
     S = N.shape[0]
     den = Nsa[..., None] + S * c
     return np.where(den > 0, (N + c) / np.where(den > 0, den, 1), 1.0 / S)
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #ca03e1db
+@kernel
+def posterior_support_sample(N, supp, nsupp, # the counts
+                             c, # the Dirichlet pseudo-count of every next state
+                             Ps, # (S, A, S) output: `Ps[s, a, kk]` is the sampled probability of next state `supp[s, a, kk]`
+                             Pu, # (S, A) output: the sampled probability of all unobserved next states together
+                             k=1.0 # the parameters are `(N + c) / k`
+                            ):
+    "Draw every pair's transitions on its support, with the unobserved next states aggregated (generator seeded from numba's stream)."
+    S, A = Pu.shape
+    st = rng_from_numba()
+    for s in range(S):
+        for a in range(A):
+            n, m = nsupp[s, a], -np.inf
+            for kk in range(n):
+                d, cc, e = gamma_constants((N[s, a, supp[s, a, kk]] + c) / k)
+                Ps[s, a, kk], st = rng_log_gamma_c(st, d, cc, e)
+                m = max(m, Ps[s, a, kk])
+            lu = -np.inf
+            if n < S:
+                d, cc, e = gamma_constants((S - n) * c / k)
+                lu, st = rng_log_gamma_c(st, d, cc, e)
+                m = max(m, lu)
+            tot = 0.0
+            for kk in range(n):
+                Ps[s, a, kk] = np.exp(max(Ps[s, a, kk] - m, _LOG_FLOOR)); tot += Ps[s, a, kk]
+            u = np.exp(max(lu - m, _LOG_FLOOR)) if n < S else 0.0
+            inv = 1.0 / (tot + u)
+            for kk in range(n): Ps[s, a, kk] *= inv
+            Pu[s, a] = u * inv
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #defd9a4f
+@kernel
+def backward_induction_support(supp, nsupp, Ps, Pu, # a model from `posterior_support_sample`
+                               R, H, Q, V # rewards (S, A), horizon, outputs (H+1, S, A), (H+1, S)
+                              ):
+    "Optimal finite-horizon Q-values and values of a support sample, in time O(H (support + S))."
+    S, A = R.shape
+    Q[H] = 0.0; V[H] = 0.0
+    for h in range(H - 1, -1, -1):
+        tot = 0.0
+        for j in range(S): tot += V[h + 1, j]
+        for s in range(S):
+            best = -np.inf
+            for a in range(A):
+                n, acc, seen = nsupp[s, a], 0.0, 0.0
+                for kk in range(n):
+                    x = V[h + 1, supp[s, a, kk]]; acc += Ps[s, a, kk] * x; seen += x
+                if n < S: acc += Pu[s, a] * (tot - seen) / (S - n)
+                q = R[s, a] + acc
+                Q[h, s, a] = q
+                if q > best: best = q
+            V[h, s] = best
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #42d5f755
 @kernel

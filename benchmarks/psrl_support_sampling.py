@@ -1,0 +1,70 @@
+"""PSRLEpisodic's two transition samplers side by side: the exact posterior sample (`transitions_sampling='dense'`,
+Colosseum's) and the support sample (the default: each pair's observed next states and its unobserved mass drawn
+exactly, the unobserved mass spread evenly; see `colosseum_nb.agent.mdp_models.posterior_support_sample`).
+
+On MDPs of the episodic-communicating benchmark (by default one instance per family, the largest MiniGridEmpty
+included), for seeds 0..N-1 (the MDP and the agent take the seed, as in the benchmark), both samplers run `--steps`
+steps in `MDPLoop` with the benchmark's log every 100 steps and Colosseum's optimality stop, with the cached default
+hyperparameters, learning as in the main job. Printed per MDP and sampler: the mean final normalised behaviour regret
+(regret of the acting policy, exact), Colosseum's indicator (the reported posterior-mean policy) and the realised
+regret, with the seeds' standard error, and the CPU seconds per run (`time.process_time`, one process; a
+warm-up run compiles first). The last lines give, over all (MDP, seed) cells, the mean difference support - dense of
+the normalised behaviour regret with a 95% bootstrap interval (cells resampled), and the total CPU ratio.
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/psrl_support_sampling.py [--seeds 5] [--steps 500000] [--mdps NAME ...]
+"""
+import os, time, argparse
+os.environ.setdefault('NUMBA_NUM_THREADS', '1')
+import numpy as np, pandas as pd
+from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
+from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
+from colosseum_nb.agent.agents.episodic import PSRLEpisodic
+from colosseum_nb.utils import make_mdp_spec
+
+DEFAULT_MDPS = ('prms_3-MiniGridEmptyEpisodic', 'prms_3-SimpleGridEpisodic', 'prms_1-MiniGridRoomsEpisodic', 'prms_1-DeepSeaEpisodic',
+                'prms_1-TaxiEpisodic', 'prms_1-RiverSwimEpisodic', 'prms_0-FrozenLakeEpisodic')
+COLS = dict(behaviour='behaviour_normalized_cumulative_regret', colosseum='normalized_cumulative_regret', realised='realised_cumulative_regret')
+
+def one_run(mdp, mode, seed, T):
+    "Final log row values and CPU seconds of one run."
+    agent = PSRLEpisodic(seed, make_mdp_spec(mdp), T, **PSRLEpisodic._kwargs_from_parameters(PSRLEpisodic.get_default_parameters()),
+                         transitions_sampling=mode)
+    c = time.process_time()
+    _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)
+    return {**{k: float(last[v]) for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}
+
+def main(seeds, T, names):
+    mdps0 = dict(build_benchmark_mdps('episodic_communicating'))
+    names = [n for n in names if n in mdps0] or sorted(mdps0)
+    one_run(mdps0[names[0]], 'support', 0, 2000); one_run(mdps0[names[0]], 'dense', 0, 2000)   # compile
+    rows = []
+    for seed in range(seeds):
+        mdps = dict(build_benchmark_mdps('episodic_communicating', seed))
+        for n in names:
+            for mode in ('dense', 'support'):
+                rows.append(dict(mdp=n, S=mdps[n].n_states, seed=seed, mode=mode, **one_run(mdps[n], mode, seed, T)))
+                print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+def report(df, T):
+    g = df.groupby(['mdp', 'mode'])
+    t = g[['behaviour', 'colosseum', 'realised', 'cpu_s']].mean().unstack('mode')
+    se = g.behaviour.sem().unstack('mode').add_prefix('se ')
+    print(f"\n== PSRLEpisodic, dense (exact) vs support sampler: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
+    with pd.option_context('display.width', 200, 'display.precision', 4): print(pd.concat([t, se], axis=1).to_string())
+    w = df.pivot_table(index=['mdp', 'seed'], columns='mode', values='behaviour')
+    d = (w['support'] - w['dense']).to_numpy()
+    boot = np.random.default_rng(0).choice(d, (10_000, len(d))).mean(1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    cpu = df.groupby('mode').cpu_s.sum()
+    print(f"normalised behaviour regret, support - dense: mean {d.mean():+.4f}, 95% bootstrap CI [{lo:+.4f}, {hi:+.4f}] over {len(d)} (MDP, seed) cells")
+    print(f"CPU seconds, all runs: dense {cpu['dense']:,.1f}, support {cpu['support']:,.1f} ({cpu['dense'] / cpu['support']:.1f}x less)")
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--seeds', type=int, default=5); ap.add_argument('--steps', type=int, default=500_000)
+    ap.add_argument('--mdps', nargs='*', default=list(DEFAULT_MDPS)); ap.add_argument('--csv', default=None)
+    a = ap.parse_args()
+    df = main(a.seeds, a.steps, a.mdps)
+    if a.csv: df.to_csv(a.csv, index=False)
+    report(df, a.steps)

@@ -5,9 +5,9 @@ exactly, the unobserved mass spread evenly; see `colosseum_nb.agent.mdp_models.p
 On MDPs of the episodic-communicating benchmark (by default one instance per family, the largest MiniGridEmpty
 included), for seeds 0..N-1 (the MDP and the agent take the seed, as in the benchmark), both samplers run `--steps`
 steps in `MDPLoop` with the benchmark's log every 100 steps and Colosseum's optimality stop, with the cached default
-hyperparameters, learning as in the main job. Printed per MDP and sampler: the mean final normalised behaviour regret
-(regret of the acting policy, exact), Colosseum's indicator (the reported posterior-mean policy) and the realised
-regret, with the seeds' standard error, and the CPU seconds per run (`time.process_time`, one process; a
+hyperparameters, learning as in the main job. Printed per MDP and sampler, per step (final cumulative value / steps): the mean normalised behaviour regret
+(regret of the acting policy, exact), Colosseum's normalised indicator (the reported posterior-mean policy) and the realised
+regret (not normalised), with the seeds' standard error, and the CPU seconds per run (`time.process_time`, one process; a
 warm-up run compiles first). The last lines give, over all (MDP, seed) cells, the mean difference support - dense of
 the normalised behaviour regret with a 95% bootstrap interval (cells resampled), and the total CPU ratio.
 
@@ -31,7 +31,7 @@ def one_run(mdp, mode, seed, T):
                          transitions_sampling=mode)
     c = time.process_time()
     _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)
-    return {**{k: float(last[v]) for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}
+    return {**{k: float(last[v]) / T for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}   # regrets per step
 
 def main(seeds, T, names):
     mdps0 = dict(build_benchmark_mdps('episodic_communicating'))

@@ -6,14 +6,14 @@
 __all__ = ['torch', 'BOOT_DQN_SEARCH_SPACE', 'EnsembleMLP', 'EnsembleWithPrior', 'BootDQN', 'BootDQNEpisodic',
            'BootDQNContinuous']
 
-# %% ../../nbs/05p_agent.boot_dqn.ipynb #be22064c
+# %% ../../nbs/05p_agent.boot_dqn.ipynb #44d97b09
 import copy
 import numpy as np
 import gin
 from fastcore.basics import patch
 from .base import Choice, check_int, check_number
 from .non_tabular import NonTabularAgent, import_torch
-from .dqn import Replay, seeded, copy_parameters, _greedy_action
+from .dqn import Replay, seeded, sgd_step, _greedy_action
 
 torch = import_torch()
 
@@ -82,7 +82,7 @@ class BootDQN(NonTabularAgent):
         self.rng, self.total_steps = np.random.default_rng(self.seed), 0
         self.active_head = int(self.rng.integers(self.K))
 
-# %% ../../nbs/05p_agent.boot_dqn.ipynb #92fe2c27
+# %% ../../nbs/05p_agent.boot_dqn.ipynb #b8055569
 def _ensemble_q(net, obs)->np.ndarray:
     "`(K, N, A)` Q-values of every head (no gradient)."
     with torch.no_grad(): return net(torch.from_numpy(np.ascontiguousarray(obs, np.float32))).numpy()
@@ -109,12 +109,7 @@ def _learn(self:BootDQN, obs, a, r, obs_next, terminal, h):
     if terminal or (self.switch_prob > 0 and self.rng.random() < self.switch_prob): self._switch_head()
     self.replay.add(o=obs, a=a, r=r, d=0.0 if terminal else 1.0, o1=obs_next,
                     m=self.rng.binomial(1, self.mask_prob, self.K), z=self.rng.standard_normal(self.K) * self.noise_scale)
-    self.total_steps += 1
-    if self.total_steps % self.sgd_period or self.replay.size < self.batch_size: return
-    loss = self._loss(self.replay.sample(self.batch_size, self.rng))
-    self.optimizer.zero_grad(); loss.backward(); self.optimizer.step()
-    if self.total_steps % self.target_update_period == 0: copy_parameters(self.ensemble, self.target)
-    self._changed()
+    sgd_step(self, self.ensemble, self.batch_size)
 
 @patch
 def _table_outputs(self:BootDQN, obs): return _ensemble_q(self.ensemble, obs)[self.active_head]

@@ -163,7 +163,7 @@ def _grid_legend(fig, df, agents, colours, labels, baselines, ax0):
     if baselines: handles += [l for l in ax0.lines if l.get_label().endswith(' policy')]
     fig.legend(handles=handles, loc='outside lower center', ncols=min(len(handles), 4), frameon=False)
 
-# %% ../../nbs/10b_analysis.plots.ipynb #abe89981
+# %% ../../nbs/10b_analysis.plots.ipynb #f61635c0
 _HARDNESS_LABEL = dict(diameter='diameter (steps)', value_norm='environmental value norm', suboptimal_gaps='sum of reciprocal sub-optimality gaps')
 
 def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`load_results(hardness=True)`)
@@ -172,7 +172,7 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
                         x:str='diameter', # hardness measure on the x axis
                         y:str='value_norm', # hardness measure on the y axis
                         cmap:str=None, # colour map (default: reversed for regrets, so good is always yellow)
-                        ncols:int=3 # panels per row
+                        ncols:int=None # panels per row (default: a square-ish grid, 2 x 2 for four agents)
                        ):
     "Each MDP at its hardness, coloured by each agent's mean final indicator; one panel per agent; return the figure."
     if x not in df or y not in df: raise ValueError(f"the table has no {x!r}/{y!r} columns: load it with load_results(..., hardness=True)")
@@ -180,7 +180,7 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
     pts = fv.groupby(['agent', 'benchmark', 'mdp'], observed=True).agg(value=('value', 'mean'), n=('value', 'size'), hx=(x, 'first'), hy=(y, 'first')).reset_index()
     pts['agent'] = pts.agent.astype(object).astype(str)
     agents, labels = sorted(pts.agent.unique()), agent_labels(pts.agent)
-    nc = min(ncols, len(agents)); nr = -(-len(agents) // nc)
+    nc = min(ncols or int(np.ceil(np.sqrt(len(agents)))), len(agents)); nr = -(-len(agents) // nc)
     with paper_style():
         fig, axes = plt.subplots(nr, nc, figsize=(2.3 * nc + .8, 2.1 * nr + .3), squeeze=False, sharex=True, sharey=True, layout='constrained')
         norm, cm = plt.Normalize(pts.value.min(), pts.value.max()), cmap or ('viridis_r' if lower_is_better(indicator) else 'viridis')

@@ -6,7 +6,7 @@
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
            'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #de282d9c
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6a58a424
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
@@ -17,7 +17,7 @@ from ..config import kernel, KERNEL_FLAGS
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
-from ..utils import seed_numba, make_mdp_spec
+from ..utils import seed_numba, make_mdp_spec, did_you_mean
 from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_arrays, _clock, RegretKernels, RAW_WIDTH, observation_fn, wants_observations
 from ..agent.agents import AGENTS, agent_class
 from ..mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
@@ -436,3 +436,27 @@ def precompile(agent_classes=None, # agent classes or built-in agent names (defa
             bar.set_postfix_str(cls.__name__); out[cls.__name__] = _tiny_run(cls); bar.update()
     bar.set_postfix_str('done'); bar.close()
     return {c.__name__: out[c.__name__] for c in classes}
+
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #89788e3d
+_PLOT_BASELINES = dict(random='darkslategray', worst='darkred', optimal='darkolivegreen')   # Colosseum's colours
+
+@patch
+def plot(self:MDPLoop, indicator:str='cumulative_regret', # an agent indicator of `logs` (`AGENT_INDICATORS`)
+         ax=None, # matplotlib axes to draw on (default: a new figure)
+         baselines=('random', 'worst', 'optimal'), # the baselines to draw, where they have this indicator
+         label:str=None # the agent's label (default: its class name)
+        ):
+    "Draw `indicator` of the last run against the steps, with the baselines' as dashed lines (Colosseum's `MDPLoop.plot`)."
+    if self.logs is None: raise ValueError("plot: the loop has no logs yet; call run() first")
+    if indicator not in AGENT_INDICATORS: raise ValueError(f"indicator={indicator!r}: not an agent indicator{did_you_mean(indicator, AGENT_INDICATORS)}")
+    bad = [b for b in baselines if b not in _PLOT_BASELINES]
+    if bad: raise ValueError(f"baselines: unknown {bad[0]!r}; known: {', '.join(_PLOT_BASELINES)}")
+    import matplotlib.pyplot as plt   # here, not at import: workers running loops never load matplotlib
+    ax = plt.subplots()[1] if ax is None else ax
+    df = self.logs
+    ax.plot(df.steps, df[indicator], label=type(self.agent).__name__ if label is None else label)
+    for b in baselines:
+        col = f"{b}_{indicator.replace('cumulative_reward', 'cumulative_expected_reward')}"
+        if col in df: ax.plot(df.steps, df[col], ls=(0, (5, 10)), lw=2, color=_PLOT_BASELINES[b], label=b.capitalize())
+    ax.set_xlabel('time step'); ax.set_ylabel(indicator.replace('_', ' ').capitalize()); ax.legend()
+    return ax

@@ -99,7 +99,44 @@ def _decode(x):
         v = [_decode(y) for y in x['__seq__']]; return tuple(v) if x['tuple'] else v
     return {k: _decode(v) for k, v in x['__map__'].items()}
 
-# %% ../nbs/11_manager.ipynb #2d607fdb
+# %% ../nbs/11_manager.ipynb #c52db765
+def _torch():
+    "The torch module, which an agent holding tensors has imported already."
+    if 'torch' not in sys.modules: raise ValueError("the saved agent holds torch tensors, but torch is not imported (the deep extra: pip install -e '.[deep]')")
+    return sys.modules['torch']
+
+def _to_plain(x):
+    "`x` with torch modules/optimisers, tensors, numpy generators and plain objects written as tagged plain data."
+    if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)): return x
+    if isinstance(x, (list, tuple)): return type(x)(_to_plain(v) for v in x)
+    if isinstance(x, dict):
+        if all(isinstance(k, str) for k in x): return {k: _to_plain(v) for k, v in x.items()}
+        if all(isinstance(k, numbers.Integral) for k in x): return {'__intkeys__': [[int(k), _to_plain(v)] for k, v in x.items()]}
+    if hasattr(x, 'state_dict') and hasattr(x, 'load_state_dict'): return {'__torch_state__': _to_plain(x.state_dict())}
+    if isinstance(x, np.random.Generator): return {'__rng__': x.bit_generator.state}
+    if hasattr(x, 'detach') and hasattr(x, 'numpy'): return {'__tensor__': x.detach().cpu().numpy()}
+    if hasattr(x, '__dict__') and not callable(x): return {'__object__': {k: _to_plain(v) for k, v in vars(x).items()}}
+    return x   # `_encode` refuses it, naming the attribute
+
+def _restore(fresh, p):
+    "The value of tagged plain data `p`, written into `fresh` (what the constructor built there) where `p` is an object."
+    if isinstance(p, dict) and len(p) == 1:
+        (tag, v), = p.items()
+        if tag == '__tensor__': return _torch().as_tensor(v)
+        if tag == '__intkeys__': return {k: _restore(None, w) for k, w in v}
+        if tag in ('__torch_state__', '__rng__', '__object__') and fresh is None: raise ValueError(f"a saved {tag.strip('_')} has no counterpart in the agent its constructor builds")
+        if tag == '__torch_state__': fresh.load_state_dict(_restore(None, v)); return fresh
+        if tag == '__rng__': fresh.bit_generator.state = v; return fresh
+        if tag == '__object__':
+            for k, w in v.items(): setattr(fresh, k, _restore(getattr(fresh, k, None), w))
+            return fresh
+    if isinstance(p, dict): return {k: _restore(fresh.get(k) if isinstance(fresh, dict) else None, w) for k, w in p.items()}
+    if isinstance(p, (list, tuple)):
+        f = fresh if isinstance(fresh, (list, tuple)) and len(fresh) == len(p) else [None] * len(p)
+        return type(p)(_restore(a, b) for a, b in zip(f, p))
+    return p
+
+# %% ../nbs/11_manager.ipynb #0fba4d26
 def _build_agent(agent_class, seed:int, spec, horizon:int, init_kwargs:dict):
     "An agent from a configuration (search-space names) or from constructor arguments."
     space = agent_class.get_hyperparameters_search_space()
@@ -114,10 +151,11 @@ _CTOR = ('seed', 'mdp_specs', 'optimization_horizon', 'hyperparameters', 'n_stat
 def agent_snapshot(agent, init_kwargs:dict)->dict:
     "The agent as plain data: its class name, how it was built and its mutable data."
     nb = getattr(agent, 'numba_agent', None)
-    data = list(nb.state) if nb is not None else {k: v for k, v in vars(agent).items() if k not in _CTOR}
+    data = list(nb.state) if nb is not None else {k: _to_plain(v) for k, v in vars(agent).items() if k not in _CTOR}
     spec = agent.mdp_specs
     return dict(cls=type(agent).__name__, seed=int(agent.seed), horizon=int(agent.optimization_horizon), init_kwargs=_encode(dict(getattr(agent, '_manager_kwargs', init_kwargs))),
-                spec=[int(spec.n_states), int(spec.n_actions), None if spec.H is None else int(spec.H), [float(x) for x in spec.rewards_range], bool(spec.is_episodic)],
+                spec=[int(spec.n_states), int(spec.n_actions), None if spec.H is None else int(spec.H), [float(x) for x in spec.rewards_range], bool(spec.is_episodic),
+                      None if getattr(spec, 'emission_map', None) is None else type(spec.emission_map).__name__],
                 numba=nb is not None, data=_encode(data, type(agent).__name__))
 
 # %% ../nbs/11_manager.ipynb #9f8bc97e
@@ -133,21 +171,34 @@ def _data_copy(a, b):
     elif isinstance(a, tuple):
         for x, y in zip(a, b): _data_copy(x, y)
 
-# %% ../nbs/11_manager.ipynb #2c4186da
+# %% ../nbs/11_manager.ipynb #ecc17ae2
+def _snapshot_spec(snap:dict, cls, mdp)->MDPSpec:
+    "The `MDPSpec` to rebuild a snapshot's agent of class `cls` with: `mdp`'s (checked against the saved one) or the saved sizes alone."
+    S, A, H, rr, ep = snap['spec'][:5]
+    em = snap['spec'][5] if len(snap['spec']) > 5 else None
+    if mdp is None:
+        if em is not None and getattr(cls, 'wants_observations', False): raise ValueError(f"the saved {snap['cls']} receives {em} observations: pass the MDP it was built for (mdp=)")
+        return MDPSpec(S, A, H, tuple(rr), ep)
+    spec = make_mdp_spec(mdp)
+    got = (spec.n_states, spec.n_actions, spec.H, None if spec.emission_map is None else type(spec.emission_map).__name__)
+    if got != (S, A, H, em): raise ValueError(f"mdp={mdp!r} does not fit the saved {snap['cls']}: (S, A, H, emission map) {got} instead of {(S, A, H, em)}")
+    return spec
+
 def agent_from_snapshot(snap:dict, # an `agent_snapshot`
-                        agent_class=None # the class (default: looked up by name among built-in and registered agents)
+                        agent_class=None, # the class (default: looked up by name among built-in and registered agents)
+                        mdp=None # the MDP the agent was built for (needed for agents that receive observations: its emission map)
                        ):
     "The agent of a snapshot, rebuilt and given its data back."
     cls = agent_class or agent_class_from_name(snap['cls'])
-    S, A, H, rr, ep = snap['spec']
-    agent = _build_agent(cls, snap['seed'], MDPSpec(S, A, H, tuple(rr), ep), snap['horizon'], _decode(snap['init_kwargs']))
+    agent = _build_agent(cls, snap['seed'], _snapshot_spec(snap, cls, mdp), snap['horizon'], _decode(snap['init_kwargs']))
     data = _decode(snap['data'])
     if snap['numba']:
         st = agent.numba_agent.state
         if len(st) != len(data) or not all(map(_data_match, st, data)):
             raise ValueError(f"the saved data of {cls.__name__} do not match the data its constructor builds (saved by another version of the agent?)")
         _data_copy(tuple(st), tuple(data))
-    else: vars(agent).update(data)
+    else:
+        for k, v in data.items(): setattr(agent, k, _restore(getattr(agent, k, None), v))
     return agent
 
 # %% ../nbs/11_manager.ipynb #249ce033
@@ -176,7 +227,7 @@ def continue_logs(logs:pd.DataFrame, # the logs of a `MDPLoop` run
     out[cols] = np.round(logs[cols].to_numpy(float) + shift, 5)
     return out
 
-# %% ../nbs/11_manager.ipynb #12fc6069
+# %% ../nbs/11_manager.ipynb #fee84068
 def _fit_one(agent, mdp, budget:int, log_every:int, max_time:float, seed:int):
     "Run `agent` on `mdp` for `budget` steps; the loop's logs."
     loop = MDPLoop(mdp, agent, seed=seed)
@@ -190,7 +241,7 @@ def _process_fit(task):
     agent_class, env, snap, build, budget, log_every, max_time, seed, key, settings = task
     with use_settings(settings):
         mdp = _FORKED_MDPS.get(key) or build_env(env)
-        agent = agent_from_snapshot(snap, agent_class) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
+        agent = agent_from_snapshot(snap, agent_class, mdp) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
         logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
@@ -348,7 +399,7 @@ def _process_task(self:ExperimentManager, k, budget, log_every, max_time, seed):
     build = (_child_seed(self.seed_sequence, k), budget, self._kwargs_of(k))
     return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed, self.unique_id, result_settings())
 
-# %% ../nbs/11_manager.ipynb #33a83603
+# %% ../nbs/11_manager.ipynb #996dab52
 @patch
 def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
     "Run one fit call of every agent; the loop logs of each, in fit order."
@@ -369,7 +420,7 @@ def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
                 futs = {ex.submit(_process_fit, t): k for k, t in enumerate(tasks)}
                 for f in as_completed(futs):
                     k = futs[f]; snap, out[k] = f.result()
-                    self._agents[k] = agent_from_snapshot(snap, self.agent_class); bar.update()
+                    self._agents[k] = agent_from_snapshot(snap, self.agent_class, self._mdp); bar.update()
         finally: _FORKED_MDPS.pop(self.unique_id, None)
     bar.close()
     return out
@@ -543,7 +594,7 @@ def save(self:ExperimentManager)->Path:
     written.add('manager_obj.pickle'); self._written = written
     return _dump(self.output_dir / 'manager_obj.pickle', 'manager', self._state())
 
-# %% ../nbs/11_manager.ipynb #bbb121f9
+# %% ../nbs/11_manager.ipynb #e6c76599
 def _env_from(state, name):
     cls_name, kw = state
     return (mdp_class_from_name(cls_name), _decode(kw))
@@ -584,7 +635,7 @@ def _load_handler(self:ExperimentManager, k:int):
     if self.n_fit_calls == 0 or not f.exists(): return None
     snap = _load(f, 'agent')
     if snap.get('cls') != self.agent_class.__name__: raise ManagerFileError(f"{f}: holds a {snap.get('cls')!r}, not a {self.agent_class.__name__}")
-    return agent_from_snapshot(snap, self.agent_class)
+    return agent_from_snapshot(snap, self.agent_class, self._mdp)
 
 # %% ../nbs/11_manager.ipynb #21db0e0a
 @patch

@@ -99,7 +99,7 @@ def _decode(x):
         v = [_decode(y) for y in x['__seq__']]; return tuple(v) if x['tuple'] else v
     return {k: _decode(v) for k, v in x['__map__'].items()}
 
-# %% ../nbs/11_manager.ipynb #c52db765
+# %% ../nbs/11_manager.ipynb #b100c83f
 def _torch():
     "The torch module, which an agent holding tensors has imported already."
     if 'torch' not in sys.modules: raise ValueError("the saved agent holds torch tensors, but torch is not imported (the deep extra: pip install -e '.[deep]')")
@@ -108,7 +108,7 @@ def _torch():
 def _to_plain(x):
     "`x` with torch modules/optimisers, tensors, numpy generators and plain objects written as tagged plain data."
     if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic, np.ndarray)): return x
-    if isinstance(x, (list, tuple)): return type(x)(_to_plain(v) for v in x)
+    if isinstance(x, (list, tuple)): v = [_to_plain(y) for y in x]; return tuple(v) if isinstance(x, tuple) else v   # a named tuple as a plain one, as `_encode` writes it
     if isinstance(x, dict):
         if all(isinstance(k, str) for k in x): return {k: _to_plain(v) for k, v in x.items()}
         if all(isinstance(k, numbers.Integral) for k in x): return {'__intkeys__': [[int(k), _to_plain(v)] for k, v in x.items()]}

@@ -6,8 +6,8 @@
 __all__ = ['torch', 'DQN_SEARCH_SPACE', 'mlp', 'copy_parameters', 'sgd_step', 'seeded', 'Replay', 'DQN', 'DQNEpisodic',
            'DQNContinuous']
 
-# %% ../../nbs/05n_agent.dqn.ipynb #7791f0ad
-import copy
+# %% ../../nbs/05n_agent.dqn.ipynb #577ae567
+import copy, threading
 import numpy as np
 import gin
 from fastcore.basics import patch
@@ -16,7 +16,7 @@ from .non_tabular import NonTabularAgent, import_torch, epsilon_greedy_policy
 
 torch = import_torch()
 
-# %% ../../nbs/05n_agent.dqn.ipynb #b8b9e817
+# %% ../../nbs/05n_agent.dqn.ipynb #583a281f
 def _sonnet_init(layer):
     "Sonnet's Linear initialisation: truncated normal weights with std 1/sqrt(fan_in), zero biases."
     std = 1.0 / np.sqrt(layer.in_features)
@@ -52,11 +52,13 @@ def sgd_step(agent, # a replay agent: `total_steps`, `sgd_period`, `replay`, `ba
     if agent.total_steps % agent.target_update_period == 0: copy_parameters(online, agent.target)
     agent._changed()
 
+_SEEDED_LOCK = threading.Lock()   # torch's global generator is shared by all threads
+
 def seeded(seed:int, # seed of torch's generator while `build` runs
            build # a function of no arguments that creates modules
           ):
-    "The result of `build()`, with torch's global generator seeded by `seed` and restored afterwards."
-    with torch.random.fork_rng(devices=[]):
+    "The result of `build()`, with torch's global generator seeded by `seed` and restored afterwards (one build at a time across threads)."
+    with _SEEDED_LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))
         return build()
 

@@ -14,10 +14,10 @@ from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end, check_number
 from ...mdp_models import init_counts, count_update, rng_from_numba, rng_normal
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #c5ff9a65
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #3200d0b2
 RLSVIEpisodicParams = namedtuple('RLSVIEpisodicParams', 'c')
 RLSVIEpisodicParams.__doc__ = "The scalar parameters of an `RLSVIEpisodic` agent: the noise scale `c`."
-RLSVIEpisodicState = namedtuple('RLSVIEpisodicState', 'N Nsa supp nsupp Nr Rh Z Q V Qm Vm vmax prm stale bstale')
+RLSVIEpisodicState = namedtuple('RLSVIEpisodicState', 'N Nsa supp nsupp P Nr Rh isd Z Q V Qm Vm vmax prm stale bstale')
 RLSVIEpisodicState.__doc__ = "The data of an `RLSVIEpisodic` agent (arrays and its `RLSVIEpisodicParams`), read by the kernels by name."
 
 # %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #9b683f08
@@ -29,33 +29,24 @@ def _rlsvi_noise(state):
         for s in range(Z.shape[1]):
             for a in range(Z.shape[2]): Z[h, s, a], st = rng_normal(st)
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #bbc8e689
-@kernel
-def _rlsvi_mean(state, s, a, Vn):
-    q, m = state.Rh[s, a], state.Nsa[s, a]
-    if m > 0.0:
-        ev = 0.0
-        for k in range(state.nsupp[s, a]):
-            y = state.supp[s, a, k]; ev += state.N[s, a, y] * Vn[y]
-        q += ev / m
-    return q
-
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #663b7a86
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #4496657b
 @kernel
 def _rlsvi_plan(state, noisy, Q, V):
     H, S, A = Q.shape[0] - 1, Q.shape[1], Q.shape[2]
+    P, supp, nsupp, Rh, isd, Z = state.P, state.supp, state.nsupp, state.Rh, state.isd, state.Z
     for h in range(H - 1, -1, -1):
-        sig = state.prm.c * state.vmax[h]
+        sig, Vn = state.prm.c * state.vmax[h], V[h + 1]
         for s in range(S):
             best = -np.inf
             for a in range(A):
-                q = _rlsvi_mean(state, s, a, V[h + 1])
-                if noisy: q += sig * state.Z[h, s, a] / np.sqrt(state.Nr[s, a] + 1.0)
+                q = Rh[s, a]
+                for k in range(nsupp[s, a]): q += P[s, a, k] * Vn[supp[s, a, k]]
+                if noisy: q += sig * Z[h, s, a] * isd[s, a]
                 Q[h, s, a] = q
                 if q > best: best = q
             V[h, s] = best
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #271ff9e4
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #55e81cfd
 @kernel
 def _rlsvi_resample(state):
     _rlsvi_noise(state); _rlsvi_plan(state, True, state.Q, state.V)
@@ -69,9 +60,12 @@ def _rlsvi_select(state, s, h): return argmax_random_tie(state.Q[h, s])
 
 @kernel
 def _rlsvi_step_update(state, s, a, r, sp, h, terminal):
-    state.Nr[s, a] += 1.0
-    state.Rh[s, a] += (r - state.Rh[s, a]) / state.Nr[s, a]
-    if not terminal: count_update(state.N, state.Nsa, state.supp, state.nsupp, s, a, sp)
+    n = state.Nr[s, a] + 1.0
+    state.Nr[s, a] = n; state.Rh[s, a] += (r - state.Rh[s, a]) / n; state.isd[s, a] = 1.0 / np.sqrt(n + 1.0)
+    if not terminal:
+        count_update(state.N, state.Nsa, state.supp, state.nsupp, s, a, sp)
+        m = state.Nsa[s, a]
+        for k in range(state.nsupp[s, a]): state.P[s, a, k] = state.N[s, a, state.supp[s, a, k]] / m
     state.stale[0] = 1
 
 @kernel
@@ -91,7 +85,7 @@ def _rlsvi_behaviour(state, pi):
 RLSVI_EPISODIC_FNS = NumbaAgentFns(_rlsvi_before_start, _rlsvi_select, _rlsvi_step_update, terminal_is_episode_end,
                                    _rlsvi_resample, _rlsvi_policy, _rlsvi_behaviour)
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #3f1ed3f1
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #9d1258a5
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class RLSVIEpisodic(KernelAgent):
     "Tabular RLSVI for episodic MDPs (Osband et al., 2016; Russo, 2019): Gaussian noise on the empirical backward induction."
@@ -109,7 +103,7 @@ class RLSVIEpisodic(KernelAgent):
         lo, hi = self.mdp_specs.rewards_range
         span = hi - lo if np.isfinite(hi - lo) and hi > lo else 1.0
         vmax = np.append((H - np.arange(H)) * span, 0.0)
-        state = RLSVIEpisodicState(*init_counts(S, A), np.zeros((S, A)), np.zeros((S, A)), np.zeros((H, S, A)),
+        state = RLSVIEpisodicState(*init_counts(S, A), np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((S, A)), np.ones((S, A)), np.zeros((H, S, A)),
                                    np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), vmax,
                                    RLSVIEpisodicParams(c=c), np.ones(1, np.int64), np.ones(1, np.int64))
         self.numba_agent = NumbaAgent(RLSVI_EPISODIC_FNS, state)

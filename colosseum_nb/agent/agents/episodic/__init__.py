@@ -4,20 +4,21 @@
 
 # %% auto #0
 __all__ = ['EPISODIC_AGENTS', 'EPISODIC_BASELINES', 'QLearningEpisodic', 'PSRLEpisodic', 'RandomAgentEpisodic', 'UCBVIEpisodic',
-           'OPSRLEpisodic']
+           'OPSRLEpisodic', 'RLSVIEpisodic']
 
-# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #04eecf59
+# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #4c776605
 from .q_learning import QLearningEpisodic
 from .psrl import PSRLEpisodic
 from .random import RandomAgentEpisodic
 from ...non_tabular import DEEP_AGENTS, deep_agent
 from .ucbvi import UCBVIEpisodic
 from .opsrl import OPSRLEpisodic
-_all_ = ['QLearningEpisodic', 'PSRLEpisodic', 'RandomAgentEpisodic', 'UCBVIEpisodic', 'OPSRLEpisodic']
+from .rlsvi import RLSVIEpisodic
+_all_ = ['QLearningEpisodic', 'PSRLEpisodic', 'RandomAgentEpisodic', 'UCBVIEpisodic', 'OPSRLEpisodic', 'RLSVIEpisodic']
 
-# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #88bed981
+# %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #16de1290
 EPISODIC_AGENTS = (QLearningEpisodic, PSRLEpisodic, RandomAgentEpisodic)
-EPISODIC_BASELINES = (UCBVIEpisodic, OPSRLEpisodic)
+EPISODIC_BASELINES = (UCBVIEpisodic, OPSRLEpisodic, RLSVIEpisodic)
 
 # %% ../../../../nbs/05f_agent.agents.episodic.__init__.ipynb #11f447f5
 def __getattr__(name):

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
-           'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'MDPLoop', 'precompile']
+           'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'default_loop_seed', 'MDPLoop', 'precompile']
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6a58a424
 import time, math, warnings
@@ -266,16 +266,25 @@ def agent_loop(agent # an agent with a `numba_agent`
     if nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it runs in the Python loop, which is not compiled")
     return _numba_loop(nb.fns, agent.is_episodic())
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #e37b754b
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #201e2525
+def default_loop_seed(mdp, # the MDP (its `seed`)
+                      agent # the agent (its `seed`, if it has one)
+                     )->int:
+    "The MDP's seed, mixed with the agent's by `numpy.random.SeedSequence` when the two differ."
+    a = getattr(agent, 'seed', None)
+    if a is None or int(a) == int(mdp.seed): return int(mdp.seed)
+    return int(np.random.SeedSequence([int(mdp.seed), int(a)]).generate_state(1)[0])
+
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #b7493d0b
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
                  agent, # an agent of the Python protocol, optionally with a `numba_agent`
                  logger=None, # an object with `write_row(row:dict)`, given every row at the end of `run`
-                 seed:int=None, # seed of numba's generator for the run (default: the MDP's seed)
+                 seed:int=None, # seed of numba's generator for the run (default: `default_loop_seed(mdp, agent)`)
                  use_numba:bool=None): # run the compiled loop (default: whenever the agent offers it)
         self.mdp, self.agent, self.logger = mdp, agent, logger
-        self.seed = int(mdp.seed if seed is None else seed)
+        self.seed = default_loop_seed(mdp, agent) if seed is None else int(seed)
         nb = getattr(agent, 'numba_agent', None)
         self.observe = observation_fn(mdp) if wants_observations(agent) else None   # what a non-tabular agent receives
         if use_numba and self.observe is not None: raise ValueError(f"{type(agent).__name__} receives observations: it runs in the Python loop")

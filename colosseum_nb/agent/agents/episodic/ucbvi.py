@@ -16,10 +16,10 @@ from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, te
                                      check_number, check_choice)
 from ...mdp_models import init_counts, count_update
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #ad26de87
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #0be827fc
 UCBVIEpisodicParams = namedtuple('UCBVIEpisodicParams', 'bonus c L kbf stage greedy rlb')
 UCBVIEpisodicParams.__doc__ = "The scalar parameters of a `UCBVIEpisodic` agent (bonus code, scale, log term, Bernstein constant and three switches)."
-UCBVIEpisodicState = namedtuple('UCBVIEpisodicState', 'N Nsa supp nsupp P bk Nr Rh Ns B Q V Qm Vm vmax es ea er esp eterm elen prm stale bstale')
+UCBVIEpisodicState = namedtuple('UCBVIEpisodicState', 'N Nsa supp nsupp P bk Nr Rh Ns Gs B Q V Qm Vm vmax es ea er esp eterm elen prm stale bstale')
 UCBVIEpisodicState.__doc__ = "The data of a `UCBVIEpisodic` agent (arrays and its `UCBVIEpisodicParams`), read by the kernels by name."
 HOEFFDING, BERNSTEIN, SIMPLIFIED_BERNSTEIN = 0, 1, 2
 BONUS_TYPES = ('hoeffding', 'bernstein', 'simplified_bernstein')
@@ -38,10 +38,10 @@ def _ucbvi_count_factor(prm, n, H):
     if prm.bonus == SIMPLIFIED_BERNSTEIN: return prm.c / np.sqrt(n)
     return 0.0
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #71364d34
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #26ddcab3
 @kernel
 def _ucbvi_stage(state, h, s0, s1, optimistic, full, Q, V):
-    prm, vmax, Ns, P, bk, supp, nsupp, Nr, Nsa, Rh, B = (state.prm, state.vmax, state.Ns, state.P, state.bk, state.supp, state.nsupp,
+    prm, vmax, Gs, P, bk, supp, nsupp, Nr, Nsa, Rh, B = (state.prm, state.vmax, state.Gs, state.P, state.bk, state.supp, state.nsupp,
                                                          state.Nr, state.Nsa, state.Rh, state.B)
     H, S, A = Q.shape[0] - 1, Q.shape[1], Q.shape[2]
     Vn, vh, bonus, rlb = V[h + 1], vmax[h], prm.bonus, prm.rlb
@@ -62,7 +62,7 @@ def _ucbvi_stage(state, h, s0, s1, optimistic, full, Q, V):
                         ev += p * v
                         if bonus == BERNSTEIN:
                             ev2 += p * v * v
-                            if h + 1 < H: third += p * (min(prm.kbf / Ns[h + 1, y], H * H) if Ns[h + 1, y] > 0 else H * H)
+                            if h + 1 < H: third += p * Gs[h + 1, y]
                 q = Rh[row, a] + ev
                 if optimistic:
                     if rlb: q += B[h, s, a]
@@ -80,7 +80,7 @@ def _ucbvi_plan(state, optimistic, Q, V):
     H, S = Q.shape[0] - 1, Q.shape[1]
     for h in range(H - 1, -1, -1): _ucbvi_stage(state, h, 0, S, optimistic, True, Q, V)
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #529bee4a
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #c99f576b
 @kernel
 def _ucbvi_learn(state):
     prm, S, H = state.prm, state.Q.shape[1], state.Q.shape[0] - 1
@@ -96,6 +96,7 @@ def _ucbvi_learn(state):
             m = state.Nsa[row, a]
             for k in range(state.nsupp[row, a]): state.P[row, a, k] = state.N[row, a, state.supp[row, a, k]] / m
             state.Ns[h + 1, sp] += 1.0
+            state.Gs[h + 1, sp] = min(prm.kbf / state.Ns[h + 1, sp], float(H * H))
         if prm.rlb: state.B[h, s, a] = _ucbvi_bonus(prm, n, state.vmax[h], H, 0.0, 0.0, 0.0)
     state.elen[0] = 0
 
@@ -122,7 +123,7 @@ def _ucbvi_select(state, s, h):
     if state.prm.rlb: return np.argmax(state.Q[h, s])
     return argmax_random_tie(state.Q[h, s])
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #cff28f31
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #226ea38f
 @kernel
 def _ucbvi_policy(state, pi):
     H, S, A = pi.shape
@@ -135,8 +136,7 @@ def _ucbvi_policy(state, pi):
 def _ucbvi_behaviour(state, pi):
     H, S, A = pi.shape
     if state.prm.greedy:
-        for h in range(H):
-            for s in range(S): _ucbvi_greedy_row(state, s, h)
+        for h in range(H): _ucbvi_stage(state, h, 0, S, True, False, state.Q, state.V)
     if state.prm.rlb: greedy_one_hot(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
     else: greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return take_flag(state.bstale)
@@ -144,7 +144,7 @@ def _ucbvi_behaviour(state, pi):
 UCBVI_EPISODIC_FNS = NumbaAgentFns(no_before_start, _ucbvi_select, _ucbvi_step_update, terminal_is_episode_end,
                                    _ucbvi_episode_end_update, _ucbvi_policy, _ucbvi_behaviour)
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #be3e230c
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #b03f2e12
 MAX_STAGE_COUNTS = 30_000_000   # entries of the stage-dependent counts (24 bytes each: counts, supports, probabilities)
 
 def _ucbvi_state(S, A, H, T, rrange, prm):
@@ -156,7 +156,7 @@ def _ucbvi_state(S, A, H, T, rrange, prm):
     B = np.repeat(vmax[:H, None, None], S, 1).repeat(A, 2)
     ep = (np.zeros(H, np.int64), np.zeros(H, np.int64), np.zeros(H), np.zeros(H, np.int64), np.zeros(H, np.bool_), np.zeros(1, np.int64))
     return UCBVIEpisodicState(*init_counts(rows, A), np.zeros((rows, A, S)), np.zeros((rows, A)), np.zeros((rows, A)), np.zeros((rows, A)),
-                              np.zeros((H + 1, S)), B, Q, V,
+                              np.zeros((H + 1, S)), np.full((H + 1, S), float(H * H)), B, Q, V,
                               np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), vmax, *ep, prm, np.ones(1, np.int64), np.ones(1, np.int64))
 
 # %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #a7f122ab

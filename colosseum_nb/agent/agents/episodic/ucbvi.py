@@ -16,15 +16,15 @@ from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, te
                                      check_number, check_choice)
 from ...mdp_models import init_counts, count_update
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #149f7cc7
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #0be827fc
 UCBVIEpisodicParams = namedtuple('UCBVIEpisodicParams', 'bonus c L kbf stage greedy rlb')
 UCBVIEpisodicParams.__doc__ = "The scalar parameters of a `UCBVIEpisodic` agent (bonus code, scale, log term, Bernstein constant and three switches)."
-UCBVIEpisodicState = namedtuple('UCBVIEpisodicState', 'N Nsa supp nsupp Nr Rh Ns B Q V Qm Vm vmax es ea er esp eterm elen prm stale bstale')
+UCBVIEpisodicState = namedtuple('UCBVIEpisodicState', 'N Nsa supp nsupp P bk Nr Rh Ns Gs B Q V Qm Vm vmax es ea er esp eterm elen prm stale bstale')
 UCBVIEpisodicState.__doc__ = "The data of a `UCBVIEpisodic` agent (arrays and its `UCBVIEpisodicParams`), read by the kernels by name."
 HOEFFDING, BERNSTEIN, SIMPLIFIED_BERNSTEIN = 0, 1, 2
 BONUS_TYPES = ('hoeffding', 'bernstein', 'simplified_bernstein')
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #0020bcf1
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #237daa5b
 @kernel
 def _ucbvi_bonus(prm, n, vmax_h, H, ev, ev2, third):
     if prm.bonus == HOEFFDING: return prm.c * 7.0 * H * prm.L / np.sqrt(n)
@@ -32,49 +32,55 @@ def _ucbvi_bonus(prm, n, vmax_h, H, ev, ev2, third):
     var = max(ev2 - ev * ev, 0.0)
     return prm.c * (np.sqrt(8.0 * prm.L * var / n) + 14.0 * H * prm.L / (3.0 * n) + np.sqrt(8.0 * third / n))
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #6b5573cf
 @kernel
-def _ucbvi_backup(state, h, s, V, tot, optimistic, out):
-    prm, vmax, Ns = state.prm, state.vmax, state.Ns
-    H, S, A = state.Q.shape[0] - 1, state.Q.shape[1], state.Q.shape[2]
-    row = h * S + s if prm.stage else s
-    for a in range(A):
-        n, m = state.Nr[row, a], state.Nsa[row, a]
-        if n == 0.0 and optimistic and not prm.rlb:
-            out[a] = vmax[h]; continue
-        ev, ev2, third = tot / S, 0.0, 0.0
-        if m > 0.0:
-            ev = 0.0
-            for k in range(state.nsupp[row, a]):
-                y = state.supp[row, a, k]; p = state.N[row, a, y] / m
-                ev += p * V[y]; ev2 += p * V[y] * V[y]
-                if prm.bonus == BERNSTEIN and h + 1 < H:
-                    third += p * (min(prm.kbf / Ns[h + 1, y], H * H) if Ns[h + 1, y] > 0 else H * H)
-        q = state.Rh[row, a] + ev
-        if optimistic:
-            if prm.rlb: q += state.B[h, s, a]
-            else: q = min(q + _ucbvi_bonus(prm, n, vmax[h], H, ev, ev2, third), vmax[h])
-        out[a] = q
+def _ucbvi_count_factor(prm, n, H):
+    if prm.bonus == HOEFFDING: return prm.c * 7.0 * H * prm.L / np.sqrt(n)
+    if prm.bonus == SIMPLIFIED_BERNSTEIN: return prm.c / np.sqrt(n)
+    return 0.0
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #fd6bace9
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #26ddcab3
+@kernel
+def _ucbvi_stage(state, h, s0, s1, optimistic, full, Q, V):
+    prm, vmax, Gs, P, bk, supp, nsupp, Nr, Nsa, Rh, B = (state.prm, state.vmax, state.Gs, state.P, state.bk, state.supp, state.nsupp,
+                                                         state.Nr, state.Nsa, state.Rh, state.B)
+    H, S, A = Q.shape[0] - 1, Q.shape[1], Q.shape[2]
+    Vn, vh, bonus, rlb = V[h + 1], vmax[h], prm.bonus, prm.rlb
+    keep_min, cap = full and optimistic and not rlb, full and optimistic and rlb
+    tot = 0.0
+    for j in range(S): tot += Vn[j]
+    for s in range(s0, s1):
+        row, best = (h * S + s if prm.stage else s), -np.inf
+        for a in range(A):
+            n = Nr[row, a]
+            if n == 0.0 and optimistic and not rlb: q = vh
+            else:
+                ev, ev2, third = tot / S, 0.0, 0.0
+                if Nsa[row, a] > 0.0:
+                    ev = 0.0
+                    for k in range(nsupp[row, a]):
+                        y, p = supp[row, a, k], P[row, a, k]; v = Vn[y]
+                        ev += p * v
+                        if bonus == BERNSTEIN:
+                            ev2 += p * v * v
+                            if h + 1 < H: third += p * Gs[h + 1, y]
+                q = Rh[row, a] + ev
+                if optimistic:
+                    if rlb: q += B[h, s, a]
+                    elif bonus == HOEFFDING: q = min(q + bk[row, a], vh)
+                    elif bonus == SIMPLIFIED_BERNSTEIN: q = min(q + min(bk[row, a] + vh / n, vh), vh)
+                    else: q = min(q + _ucbvi_bonus(prm, n, vh, H, ev, ev2, third), vh)
+            if keep_min: q = min(q, Q[h, s, a])
+            Q[h, s, a] = q
+            if q > best: best = q
+        if full: V[h, s] = min(best, vmax[0]) if cap else best
+
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #56aa88d8
 @kernel
 def _ucbvi_plan(state, optimistic, Q, V):
     H, S = Q.shape[0] - 1, Q.shape[1]
-    keep_min, cap = optimistic and not state.prm.rlb, optimistic and state.prm.rlb
-    row = np.empty(Q.shape[2])
-    for h in range(H - 1, -1, -1):
-        tot = 0.0
-        for j in range(S): tot += V[h + 1, j]
-        for s in range(S):
-            _ucbvi_backup(state, h, s, V[h + 1], tot, optimistic, row)
-            best = -np.inf
-            for a in range(row.shape[0]):
-                q = min(row[a], Q[h, s, a]) if keep_min else row[a]
-                Q[h, s, a] = q
-                if q > best: best = q
-            V[h, s] = min(best, state.vmax[0]) if cap else best
+    for h in range(H - 1, -1, -1): _ucbvi_stage(state, h, 0, S, optimistic, True, Q, V)
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #06cb805e
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #c99f576b
 @kernel
 def _ucbvi_learn(state):
     prm, S, H = state.prm, state.Q.shape[1], state.Q.shape[0] - 1
@@ -84,13 +90,17 @@ def _ucbvi_learn(state):
         state.Nr[row, a] += 1.0
         n = state.Nr[row, a]
         state.Rh[row, a] += (state.er[i] - state.Rh[row, a]) / n
+        state.bk[row, a] = _ucbvi_count_factor(prm, n, H)
         if not state.eterm[i]:
             count_update(state.N, state.Nsa, state.supp, state.nsupp, row, a, sp)
+            m = state.Nsa[row, a]
+            for k in range(state.nsupp[row, a]): state.P[row, a, k] = state.N[row, a, state.supp[row, a, k]] / m
             state.Ns[h + 1, sp] += 1.0
+            state.Gs[h + 1, sp] = min(prm.kbf / state.Ns[h + 1, sp], float(H * H))
         if prm.rlb: state.B[h, s, a] = _ucbvi_bonus(prm, n, state.vmax[h], H, 0.0, 0.0, 0.0)
     state.elen[0] = 0
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #ffd34486
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #7ddc5399
 @kernel
 def _ucbvi_step_update(state, s, a, r, sp, h, terminal):
     state.es[h], state.ea[h], state.er[h], state.esp[h], state.eterm[h] = s, a, r, sp, terminal
@@ -103,9 +113,7 @@ def _ucbvi_episode_end_update(state):
     state.stale[0] = 1; state.bstale[0] = 1
 
 @kernel
-def _ucbvi_greedy_row(state, s, h):
-    V = state.V[h + 1]
-    _ucbvi_backup(state, h, s, V, V.sum(), True, state.Q[h, s])
+def _ucbvi_greedy_row(state, s, h): _ucbvi_stage(state, h, s, s + 1, True, False, state.Q, state.V)
 
 @kernel
 def _ucbvi_select(state, s, h):
@@ -115,7 +123,7 @@ def _ucbvi_select(state, s, h):
     if state.prm.rlb: return np.argmax(state.Q[h, s])
     return argmax_random_tie(state.Q[h, s])
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #cff28f31
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #226ea38f
 @kernel
 def _ucbvi_policy(state, pi):
     H, S, A = pi.shape
@@ -128,8 +136,7 @@ def _ucbvi_policy(state, pi):
 def _ucbvi_behaviour(state, pi):
     H, S, A = pi.shape
     if state.prm.greedy:
-        for h in range(H):
-            for s in range(S): _ucbvi_greedy_row(state, s, h)
+        for h in range(H): _ucbvi_stage(state, h, 0, S, True, False, state.Q, state.V)
     if state.prm.rlb: greedy_one_hot(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
     else: greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return take_flag(state.bstale)
@@ -137,8 +144,8 @@ def _ucbvi_behaviour(state, pi):
 UCBVI_EPISODIC_FNS = NumbaAgentFns(no_before_start, _ucbvi_select, _ucbvi_step_update, terminal_is_episode_end,
                                    _ucbvi_episode_end_update, _ucbvi_policy, _ucbvi_behaviour)
 
-# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #e533815e
-MAX_STAGE_COUNTS = 30_000_000   # entries of the stage-dependent counts (16 bytes each)
+# %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #b03f2e12
+MAX_STAGE_COUNTS = 30_000_000   # entries of the stage-dependent counts (24 bytes each: counts, supports, probabilities)
 
 def _ucbvi_state(S, A, H, T, rrange, prm):
     "A fresh `UCBVIEpisodicState`."
@@ -148,7 +155,8 @@ def _ucbvi_state(S, A, H, T, rrange, prm):
     V = np.repeat(vmax[:, None], S, 1)
     B = np.repeat(vmax[:H, None, None], S, 1).repeat(A, 2)
     ep = (np.zeros(H, np.int64), np.zeros(H, np.int64), np.zeros(H), np.zeros(H, np.int64), np.zeros(H, np.bool_), np.zeros(1, np.int64))
-    return UCBVIEpisodicState(*init_counts(rows, A), np.zeros((rows, A)), np.zeros((rows, A)), np.zeros((H + 1, S)), B, Q, V,
+    return UCBVIEpisodicState(*init_counts(rows, A), np.zeros((rows, A, S)), np.zeros((rows, A)), np.zeros((rows, A)), np.zeros((rows, A)),
+                              np.zeros((H + 1, S)), np.full((H + 1, S), float(H * H)), B, Q, V,
                               np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), vmax, *ep, prm, np.ones(1, np.int64), np.ones(1, np.int64))
 
 # %% ../../../../nbs/05ea_agent.agents.episodic.ucbvi.ipynb #a7f122ab

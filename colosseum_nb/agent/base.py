@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'RegretKernels', 'NO_REGRET', 'RAW_WIDTH', 'check_number', 'check_choice', 'check_int',
            'BaseAgent', 'Choice', 'sample_value', 'cached_gin_values', 'no_before_start', 'no_episode_end_update',
-           'terminal_is_episode_end', 'KernelAgent', 'loop_cache_dir', 'kernel_loop', 'clear_loop_cache',
-           'compiled_loop', 'wants_observations', 'observation_fn', 'play', 'run_agent']
+           'terminal_is_episode_end', 'episode_q_behaviour', 'KernelAgent', 'loop_cache_dir', 'kernel_loop',
+           'clear_loop_cache', 'compiled_loop', 'wants_observations', 'observation_fn', 'play', 'run_agent']
 
-# %% ../../nbs/05_agent.base.ipynb #a538cdd8
+# %% ../../nbs/05_agent.base.ipynb #397f0bf7
 import abc, numbers, re, ast, os, sys, types, hashlib, functools, time, warnings
 import numba
 from pathlib import Path
@@ -18,7 +18,7 @@ from fastcore.basics import patch
 import colosseum_nb
 from ..config import kernel, is_reference_compatible, KERNEL_FLAGS, source_digest
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
-from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot, atomic_write
+from ..utils import MDPSpec, check_mdp_spec, seed_numba, argmax_random_tie, greedy_one_hot, greedy_ties, take_flag, atomic_write
 
 # %% ../../nbs/05_agent.base.ipynb #e135a8f3
 def check_number(name:str, # parameter name, for the message
@@ -220,7 +220,7 @@ NumbaAgentFns.__doc__ = "The numba kernels of an agent (see the table above)."
 NumbaAgent = namedtuple('NumbaAgent', 'fns state')
 NumbaAgent.__doc__ = "An agent for the compiled loop: its kernels `fns` and its data `state` (a tuple of numpy arrays)."
 
-# %% ../../nbs/05_agent.base.ipynb #8ebaa3f1
+# %% ../../nbs/05_agent.base.ipynb #7de454db
 @kernel
 def no_before_start(state, s0):
     "A `before_start` kernel that does nothing."
@@ -233,6 +233,13 @@ def no_episode_end_update(state):
 def terminal_is_episode_end(state, s, a, sp, h, terminal):
     "The default `is_episode_end` kernel: the episode ended."
     return terminal
+
+@kernel
+def episode_q_behaviour(state, pi):
+    "A `behaviour` kernel for episodic agents that act greedily on `state.Q[h, s]` (ties at random) and set `state.bstale` when they replan."
+    H, S, A = pi.shape
+    greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
+    return take_flag(state.bstale)
 
 # %% ../../nbs/05_agent.base.ipynb #8392161b
 class KernelAgent(BaseAgent):

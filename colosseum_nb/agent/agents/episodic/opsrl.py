@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['OPSRLEpisodicParams', 'OPSRLEpisodicState', 'OPSRL_EPISODIC_FNS', 'MAX_SAMPLE_WEIGHTS', 'OPSRLEpisodic']
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #d63de04d
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #1eecb8b0
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
+from ....utils import argmax_random_tie, greedy_one_hot, take_flag
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, terminal_is_episode_end,
-                                     check_number, check_int)
+                                     check_number, check_int, episode_q_behaviour)
 from ...mdp_models import init_counts, count_update
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #ec61df46
@@ -75,7 +75,7 @@ def _opsrl_mean_plan(state):
                 if q > best: best = q
             V[h, s] = best
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #8adfca7a
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #aa28332f
 @kernel
 def _opsrl_before_start(state, s0):
     _opsrl_sample(state); _opsrl_plan(state)
@@ -103,14 +103,8 @@ def _opsrl_policy(state, pi):
     greedy_one_hot(state.Qm[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return changed
 
-@kernel
-def _opsrl_behaviour(state, pi):
-    H, S, A = pi.shape
-    greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
-    return take_flag(state.bstale)
-
 OPSRL_EPISODIC_FNS = NumbaAgentFns(_opsrl_before_start, _opsrl_select, _opsrl_step_update, terminal_is_episode_end,
-                                   _opsrl_episode_end_update, _opsrl_policy, _opsrl_behaviour)
+                                   _opsrl_episode_end_update, _opsrl_policy, episode_q_behaviour)
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #3487780e
 MAX_SAMPLE_WEIGHTS = 64_000_000   # entries of the sampled weights W (8 bytes each)

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['PSRLEpisodicParams', 'PSRLEpisodicState', 'PSRL_EPISODIC_FNS', 'transitions_sampling_mode', 'PSRLEpisodic']
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #884e1027
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #cdeb6d5e
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel, is_reference_compatible
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
-from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end
+from ....utils import argmax_random_tie, greedy_one_hot, take_flag
+from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end, episode_q_behaviour
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, gamma_ziggurat, posterior_transitions_sample, init_counts, count_update,
                                            backward_induction_dense, mean_backward_induction, posterior_support_sample,
@@ -23,7 +23,7 @@ PSRLEpisodicParams.__doc__ = "The scalar parameters of a `PSRLEpisodic` agent: t
 PSRLEpisodicState = namedtuple('PSRLEpisodicState', 'nig N Nsa supp nsupp Q Tn Rs V Qm Vm prm stale zig bstale Ps Pu')
 PSRLEpisodicState.__doc__ = "The data of a `PSRLEpisodic` agent (arrays and its `PSRLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #a5258ce7
+# %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #32d11950
 @kernel
 def _psrl_sample_and_plan(state):
     H = state.Q.shape[0] - 1
@@ -61,14 +61,8 @@ def _psrl_policy(state, pi):
     greedy_one_hot(Qm[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return changed
 
-@kernel
-def _psrl_behaviour(state, pi):
-    H, S, A = pi.shape
-    greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
-    return take_flag(state.bstale)
-
 PSRL_EPISODIC_FNS = NumbaAgentFns(_psrl_before_start, _psrl_select, _psrl_step_update, terminal_is_episode_end,
-                                  _psrl_episode_end_update, _psrl_policy, _psrl_behaviour)
+                                  _psrl_episode_end_update, _psrl_policy, episode_q_behaviour)
 
 # %% ../../../../nbs/05d_agent.agents.episodic.psrl.ipynb #c5db2fe7
 def transitions_sampling_mode(transitions_sampling:str=None # 'support', 'dense' or `None` (the package setting decides)

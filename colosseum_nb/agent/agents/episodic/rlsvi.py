@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['RLSVIEpisodicParams', 'RLSVIEpisodicState', 'RLSVI_EPISODIC_FNS', 'RLSVIEpisodic']
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #f4b4c4a2
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #e8db1eb4
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
-from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
-from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end, check_number
+from ....utils import argmax_random_tie, greedy_one_hot, take_flag
+from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end, check_number, episode_q_behaviour
 from ...mdp_models import init_counts, count_update, rng_from_numba, rng_normal
 
 # %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #3200d0b2
@@ -46,7 +46,7 @@ def _rlsvi_plan(state, noisy, Q, V):
                 if q > best: best = q
             V[h, s] = best
 
-# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #55e81cfd
+# %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #8e802faf
 @kernel
 def _rlsvi_resample(state):
     _rlsvi_noise(state); _rlsvi_plan(state, True, state.Q, state.V)
@@ -76,14 +76,8 @@ def _rlsvi_policy(state, pi):
     greedy_one_hot(state.Qm[:H].reshape(H * S, A), pi.reshape(H * S, A))
     return changed
 
-@kernel
-def _rlsvi_behaviour(state, pi):
-    H, S, A = pi.shape
-    greedy_ties(state.Q[:H].reshape(H * S, A), pi.reshape(H * S, A))
-    return take_flag(state.bstale)
-
 RLSVI_EPISODIC_FNS = NumbaAgentFns(_rlsvi_before_start, _rlsvi_select, _rlsvi_step_update, terminal_is_episode_end,
-                                   _rlsvi_resample, _rlsvi_policy, _rlsvi_behaviour)
+                                   _rlsvi_resample, _rlsvi_policy, episode_q_behaviour)
 
 # %% ../../../../nbs/05ec_agent.agents.episodic.rlsvi.ipynb #9d1258a5
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')

@@ -207,3 +207,18 @@ def test_seed_tutorial_runs_as_written(tmp_path):
     assert len(list((tmp_path / root / 'hyperopt' / 'tutorial').glob('hyperopt_*/logs/*/seed0_logs.csv'))) == 56
     sel = (tmp_path / root / 'benchmarking' / 'tutorial' / 'benchmark_episodic_ergodic' / 'agents_configs' / 'QLearningEpisodic.gin').read_text()
     assert sel.startswith('prms_0/QLearningEpisodic.p=0.05')
+
+
+@pytest.mark.parametrize('agents,needs', [(['DQNContinuous'], 'torch'), (['SB3PPOContinuous', 'SB3DQNContinuous'], 'stable_baselines3')])
+def test_run_deep_agents_by_name(tmp_path, rivers, agents, needs):
+    "Deep and Stable-Baselines3 agents run by name from the command line on a non-tabular benchmark, their regrets logged."
+    pytest.importorskip(needs)
+    r = run_cli('run', '--benchmark', rivers, '--results', tmp_path / 'res', '--agents', *agents, '--emission-map', 'StateInfo',
+                '--steps', '300', '--seeds', '1', '--log-every', '100', '--cores', '1', '--no-progress', '--no-analysis', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for name in agents:
+        logs = sorted((tmp_path / 'res').rglob(f'*-{name}/seed0_logs.csv'))
+        assert len(logs) == 2, (name, logs)   # one per MDP
+        text = logs[0].read_text().splitlines()
+        assert 'behaviour_cumulative_regret' in text[0] and len(text) == 4   # header and three logs
+        assert name in r.stdout

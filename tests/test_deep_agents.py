@@ -31,6 +31,7 @@ MDPS = {True: RiverSwimEpisodic(seed=1, size=4, emission_map='StateInfo', noise=
 @pytest.mark.parametrize('name', list(DEEP_AGENTS))
 def test_deep_agent_runs(name):
     "Each deep agent, built from sampled hyperparameters, runs in the loop: policies are distributions, regrets logged, and it pickles."
+    if name.startswith('SB3'): pytest.importorskip('stable_baselines3')
     cls = agent_class(name); mdp = MDPS[cls.is_episodic()]; T = 400
     agent = cls(seed=0, mdp_specs=make_mdp_spec(mdp), optimization_horizon=T, **sample_agent_hyperparameters(cls, 0))
     loop = MDPLoop(mdp, agent)
@@ -45,6 +46,7 @@ def test_deep_agent_runs(name):
 
 @pytest.mark.parametrize('name', list(DEEP_AGENTS))
 def test_deep_agent_refuses_tabular_mdp(name):
+    if name.startswith('SB3'): pytest.importorskip('stable_baselines3')
     cls = agent_class(name)
     mdp = (RiverSwimEpisodic if cls.is_episodic() else RiverSwimContinuous)(seed=0, size=4)
     with pytest.raises(ValueError, match='emission_map'): cls(seed=0, mdp_specs=make_mdp_spec(mdp), optimization_horizon=10)

@@ -81,7 +81,7 @@ NonTabularAgent.current_optimal_stochastic_policy = property(lambda self: self._
 NonTabularAgent.behaviour_policy = property(lambda self: self._behaviour_from(self._outputs()),
     doc="The distribution of the actions the agent takes now in every state (noise-free observations).")
 
-# %% ../../nbs/05m_agent.non_tabular.ipynb #3fc5f4cb
+# %% ../../nbs/05m_agent.non_tabular.ipynb #4cc0223e
 DEEP_EXTRA = "pip install -e '.[deep]'"
 
 def import_torch():
@@ -94,6 +94,7 @@ def import_torch():
 DEEP_AGENTS = {f'{name}{setting}': f'colosseum_nb.agent.{module}' for name, module in
                (('DQN', 'dqn'), ('BootDQN', 'boot_dqn'), ('ActorCritic', 'actor_critic'), ('ActorCriticRNN', 'actor_critic_rnn'))
                for setting in ('Episodic', 'Continuous')}   # class name -> module: the deep agents, imported on first use
+DEEP_AGENTS.update({f'SB3{algo}{setting}': 'colosseum_nb.agent.sb3' for algo in ('DQN', 'A2C', 'PPO') for setting in ('Episodic', 'Continuous')})
 
 def deep_agent(name:str # a deep agent's class name, e.g. 'DQNContinuous'
               ):

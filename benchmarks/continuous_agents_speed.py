@@ -2,8 +2,8 @@
 within the benchmark's time budget (600 s per run) on one core?
 
 The MDP: every instance of the continuous default benchmarks (`continuous_ergodic`, `continuous_communicating`) is built
-with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous` and, for
-comparison, `UCRL2Continuous`) runs in a fresh Python process with an empty numba cache (and an empty cache of generated
+with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous`, `KLUCRLContinuous`
+and, for comparison, `UCRL2Continuous`) runs in a fresh Python process with an empty numba cache (and an empty cache of generated
 loops), so that its figures are:
 
 * cold compile: the seconds of a first 1,000-step `MDPLoop` run on a 15-state continuous RiverSwim (MDP and agent built,
@@ -15,7 +15,7 @@ loops), so that its figures are:
 The agents run one after the other (one process at a time, one core each). The machine may be shared: the printed
 conditions (load average at the start and end) say how much.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,UCRL2Continuous] [--steps 500000]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,KLUCRLContinuous,UCRL2Continuous] [--steps 500000]
 """
 import os, sys, json, time, tempfile, subprocess
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -65,7 +65,7 @@ def run_child(name, cfg, T):
     if p.returncode: raise RuntimeError(f"{name}: {p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
-def main(agents=('UCRL2BContinuous', 'UCRL2Continuous'), T=500_000):
+def main(agents=('UCRL2BContinuous', 'KLUCRLContinuous', 'UCRL2Continuous'), T=500_000):
     cfg, n, bench = largest_mdp()
     print(f"largest continuous default-benchmark MDP: {cfg.mdp_class} {cfg.scope} of {bench} ({n} states), seed 0; {T:,} steps, learning throughout")
     print(f"conditions: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start (machine shared with other processes)")
@@ -81,4 +81,4 @@ def main(agents=('UCRL2BContinuous', 'UCRL2Continuous'), T=500_000):
 
 if __name__ == '__main__':
     arg = lambda k, d, f=str: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(tuple(arg('--agents', 'UCRL2BContinuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))
+    main(tuple(arg('--agents', 'UCRL2BContinuous,KLUCRLContinuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))

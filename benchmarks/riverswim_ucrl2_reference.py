@@ -1,5 +1,5 @@
 """Our UCRL2-family agents against a reference implementation of the same algorithms (vanilla UCRL2 by default; `--agent UCRL2B`
-for UCRL2B), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+for UCRL2B, `--agent KLUCRL` for KL-UCRL), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
 behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
 
 The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
@@ -18,6 +18,13 @@ Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,00
   regret exactly at every step (the gain of its current policy from the current state, evaluated by the same exact solver as
   ours, once per policy), Colosseum's indicator from the policy read at each log as `MDPLoop` does (per-step regrets below
   1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
+* `--agent KLUCRL`: ours `KLUCRLContinuous(alpha_p=1, alpha_r=1, delta=0.05)` (Filippi, Cappe and Garivier 2010, the paper's
+  constants), the reference `statisticalrl_learners.MDPs_discrete.KLUCRL.KLUCRL(nS=6, nA=2, delta=0.05)` as published. Its
+  bisection for the root of f(nu) = C_p / N (`search_up` on the predicate f(nu) <= C_p / N, which holds to the right of the
+  root since f decreases) runs to the wrong end, nu = V_Z + 1e7: inside the observed support its optimistic transition is the
+  empirical one, and it is optimistic only by moving mass to unobserved states. `--agent KLUCRL_FIXED` runs the same reference
+  with that one line corrected (its module's `search_up` replaced by its own `search_down`, which finds the root), against the
+  same agent of ours. The references' regrets are computed as UCRL2B's.
 
 Printed: the mean final regrets with 95% percentile-bootstrap confidence intervals over seeds (10,000 resamples), and two
 checks: the two agents' intervals overlap, for the realised regrets and for the behaviour regrets (with the p-value of a
@@ -32,7 +39,7 @@ The reference is a benchmark-only dependency, never a runtime one. It pins old v
 numpy, so install it without its dependencies:
 
     .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|KLUCRL|KLUCRL_FIXED] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -42,6 +49,7 @@ import numpy as np
 import pandas as pd
 from colosseum_nb.mdp.custom_mdp import CustomContinuous
 from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous
+from colosseum_nb.agent.agents.infinite_horizon import KLUCRLContinuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
 from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
@@ -53,6 +61,10 @@ AGENTS = {   # name -> (our agent from (seed, spec, steps), the reference's modu
               'statisticalrl_learners.MDPs_discrete.UCRL2', 'UCRL2'),
     'UCRL2B': (lambda seed, spec, T: UCRL2BContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
                'statisticalrl_learners.MDPs_discrete.UCRL2B', 'UCRL2B'),
+    'KLUCRL': (lambda seed, spec, T: KLUCRLContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
+               'statisticalrl_learners.MDPs_discrete.KLUCRL', 'KLUCRL'),
+    'KLUCRL_FIXED': (lambda seed, spec, T: KLUCRLContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
+                     'statisticalrl_learners.MDPs_discrete.KLUCRL', 'KLUCRL', lambda mod: setattr(mod, 'search_up', mod.search_down)),
 }
 
 def river_swim(seed=0):
@@ -87,7 +99,9 @@ def reference(seed, steps, log_every, name='UCRL2'):
     "The reference agent's steps and three regrets at the same logs as `ours` (rows at every multiple of `log_every`, then `steps - 1`)."
     import importlib
     if not hasattr(np, 'infty'): np.infty = np.inf   # the reference's UCRL2B still spells it so; NumPy 2 removed the alias
-    cls = getattr(importlib.import_module(AGENTS[name][1]), AGENTS[name][2])
+    mod = importlib.import_module(AGENTS[name][1])
+    if len(AGENTS[name]) > 3: AGENTS[name][3](mod)   # a fix of the reference's module, applied before use
+    cls = getattr(mod, AGENTS[name][2])
     mdp = river_swim(seed); T, R = mdp.T, mdp.R
     g_star = mdp.get_average_rewards()['optimal']
     np.random.seed(seed)   # the reference draws its actions (ties) from numpy's global generator

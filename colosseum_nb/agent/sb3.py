@@ -7,7 +7,9 @@ __all__ = ['SB3_EXTRA', 'SB3_SEARCH_SPACES', 'SB3_DEFAULTS', 'import_sb3', 'SB3A
            'SB3Named', 'SB3DQNContinuous', 'SB3A2CContinuous', 'SB3PPOContinuous', 'SB3DQNEpisodic', 'SB3A2CEpisodic',
            'SB3PPOEpisodic']
 
-# %% ../../nbs/05s_agent.sb3.ipynb #9e55422b
+# %% ../../nbs/05s_agent.sb3.ipynb #9c314fd0
+import threading
+from contextlib import contextmanager
 import numpy as np
 import gin
 from fastcore.basics import patch
@@ -39,7 +41,22 @@ def _spaces_env(obs_shape:tuple, # the shape of one observation
         def __reduce__(self): return (_spaces_env, (obs_shape, n_actions))   # picklable although the class is local
     return _Spaces()
 
-# %% ../../nbs/05s_agent.sb3.ipynb #6d7620c0
+# %% ../../nbs/05s_agent.sb3.ipynb #c2ce0905
+_STREAMS_LOCK = threading.RLock()
+
+@contextmanager
+def _swap_streams(owner):
+    "Run a block with numpy's and torch's global generators set to `owner._streams` (as they are if `None`); save them there afterwards and restore the previous ones."
+    import torch
+    with _STREAMS_LOCK:
+        saved = np.random.get_state(), torch.get_rng_state()
+        if owner._streams is not None: np.random.set_state(owner._streams[0]); torch.set_rng_state(owner._streams[1])
+        try: yield
+        finally:
+            owner._streams = np.random.get_state(), torch.get_rng_state()
+            np.random.set_state(saved[0]); torch.set_rng_state(saved[1])
+
+# %% ../../nbs/05s_agent.sb3.ipynb #1b376138
 class SB3Agent(NonTabularAgent):
     "A Stable-Baselines3 algorithm (`DQN`, `A2C`, `PPO`, ...) driven step by step by the loop; `SB3AgentEpisodic` / `SB3AgentContinuous` fix the setting."
     def __init__(self, sb3_class, # the SB3 algorithm class (e.g. `stable_baselines3.PPO`) or its name ('DQN', 'A2C', 'PPO')
@@ -51,8 +68,9 @@ class SB3Agent(NonTabularAgent):
         cls = getattr(sb3, sb3_class, None) if isinstance(sb3_class, str) else sb3_class
         if not (isinstance(cls, type) and issubclass(cls, sb3.common.base_class.BaseAlgorithm)):
             raise ValueError(f"sb3_class={sb3_class!r}: not a Stable-Baselines3 algorithm (e.g. 'DQN', 'A2C', 'PPO')")
-        self.total = max(int(optimization_horizon), 1)
-        self.model = cls(policy, _spaces_env(self.observation_shape, self.n_actions), seed=self.seed, device='cpu', **sb3_kwargs)
+        self.total, self._streams = max(int(optimization_horizon), 1), None
+        with self._own_streams():   # SB3 seeds the global generators with `seed`; they become this agent's own
+            self.model = cls(policy, _spaces_env(self.observation_shape, self.n_actions), seed=self.seed, device='cpu', **sb3_kwargs)
         self.off_policy = isinstance(self.model, sb3.common.off_policy_algorithm.OffPolicyAlgorithm)
         if self.off_policy and not hasattr(self.model, 'q_net'): raise ValueError(f"sb3_class={cls.__name__}: off-policy algorithms other than DQN are not supported")
         if self.off_policy and self.model.train_freq.unit.value != 'step': raise ValueError("train_freq: only a frequency counted in steps is supported")
@@ -61,7 +79,12 @@ class SB3Agent(NonTabularAgent):
         self.policy_kind = 'greedy' if self.off_policy else 'probs'
         self.rng, self._pending = np.random.default_rng(self.seed), None
 
-# %% ../../nbs/05s_agent.sb3.ipynb #ff5192de
+# %% ../../nbs/05s_agent.sb3.ipynb #3b62d589
+@patch
+def _own_streams(self:SB3Agent):
+    "A context in which SB3 draws from this agent's own global random streams."
+    return _swap_streams(self)
+
 @patch
 def _tensor(self:SB3Agent, obs):
     import torch
@@ -78,7 +101,7 @@ def _table_outputs(self:SB3Agent, obs):
 def _behaviour_from(self:SB3Agent, out):
     return epsilon_greedy_policy(out, self.model.exploration_rate) if self.off_policy else out / out.sum(-1, keepdims=True)
 
-# %% ../../nbs/05s_agent.sb3.ipynb #5a606493
+# %% ../../nbs/05s_agent.sb3.ipynb #46428812
 @patch
 def _act(self:SB3Agent, obs, h, first):
     import torch
@@ -86,11 +109,11 @@ def _act(self:SB3Agent, obs, h, first):
         if self.rng.random() < self.model.exploration_rate: return int(self.rng.integers(self.n_actions))
         q = self._table_outputs(obs[None])[0]
         return int(self.rng.choice(np.flatnonzero(q == q.max())))
-    with torch.no_grad(): a, value, log_prob = self.model.policy(self._tensor(obs[None]))
+    with torch.no_grad(), self._own_streams(): a, value, log_prob = self.model.policy(self._tensor(obs[None]))
     self._pending = (value, log_prob, bool(first))
     return int(a[0])
 
-# %% ../../nbs/05s_agent.sb3.ipynb #19e0033d
+# %% ../../nbs/05s_agent.sb3.ipynb #de3c333b
 @patch
 def _learn_off_policy(self:SB3Agent, obs, a, r, obs_next, terminal):
     m = self.model
@@ -117,7 +140,7 @@ def _learn_on_policy(self:SB3Agent, obs, a, r, obs_next, terminal):
 
 @patch
 def _learn(self:SB3Agent, obs, a, r, obs_next, terminal, h):
-    (self._learn_off_policy if self.off_policy else self._learn_on_policy)(obs, a, r, obs_next, terminal)
+    with self._own_streams(): (self._learn_off_policy if self.off_policy else self._learn_on_policy)(obs, a, r, obs_next, terminal)
 
 # %% ../../nbs/05s_agent.sb3.ipynb #565d9b90
 class SB3AgentContinuous(SB3Agent):

@@ -3,14 +3,15 @@ within the benchmark's time budget (600 s per run) on one core?
 
 The MDP: every instance of the continuous default benchmarks (`continuous_ergodic`, `continuous_communicating`) is built
 with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous`, `KLUCRLContinuous`
-and, for comparison, `UCRL2Continuous`) runs in a fresh Python process with an empty numba cache (and an empty cache of generated
-loops), so that its figures are:
+and, for comparison, `UCRL2Continuous`; `SCALContinuous` when named) runs in a fresh Python process with an empty numba cache
+(and an empty cache of generated loops), so that its figures are:
 
 * cold compile: the seconds of a first 1,000-step `MDPLoop` run on a 15-state continuous RiverSwim (MDP and agent built,
   every kernel compiled), imports excluded;
 * the run: `--steps` steps (default 500,000) on the largest MDP with the agent's cached hyperparameters, learning throughout
   (`stop_when_optimal=False`), regret logged every 100 steps as in the default experiment configuration: wall seconds,
-  steps/s, the agent's plans (episodes) and whether it stayed within the 600 s budget.
+  steps/s, the agent's plans (episodes) and whether it stayed within the 600 s budget; "build" is the seconds to build the
+  agent for the MDP, outside the run (for SCAL it includes computing the oracle span sp(h*) of the MDP).
 
 The agents run one after the other (one process at a time, one core each). The machine may be shared: the printed
 conditions (load average at the start and end) say how much.
@@ -31,14 +32,14 @@ from colosseum_nb.mdp import MDP_CLASSES
 from colosseum_nb.mdp.river_swim import RiverSwimContinuous
 name, cls_name, kwargs, T = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 cls = agent_class(name)
-make = lambda mdp, T: cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp), cls.get_default_parameters())
+make = lambda mdp, T: cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp, cls), cls.get_default_parameters())
 out = {'import': time.perf_counter() - t0}
 t = time.perf_counter()
 rs = RiverSwimContinuous(seed=0, size=15)
 MDPLoop(rs, make(rs, 1000), seed=0).run(1000, 100)
 out['cold'] = time.perf_counter() - t
 mdp = MDP_CLASSES[cls_name](seed=0, **kwargs)
-agent = make(mdp, T)
+t = time.perf_counter(); agent = make(mdp, T); out['build'] = time.perf_counter() - t
 loop = MDPLoop(mdp, agent, seed=0)
 t = time.perf_counter(); loop.run(T, 100, stop_when_optimal=False); out['run'] = time.perf_counter() - t
 out['plans'] = getattr(agent, 'n_episodes', -1)
@@ -75,7 +76,7 @@ def main(agents=('UCRL2BContinuous', 'KLUCRLContinuous', 'UCRL2Continuous'), T=5
         ok = r['run'] <= BUDGET and r['last_step'] == T - 1
         rows.append((name, r['cold'], r['run'], T / r['run'], r['plans'], ok))
         print(f"  {name:<22} cold compile {r['cold']:6.1f} s | run {r['run']:7.1f} s, {T / r['run']:9,.0f} steps/s, {r['plans']:,} plans | "
-              f"within the {BUDGET:.0f} s budget: {'yes' if ok else 'NO'}", flush=True)
+              f"within the {BUDGET:.0f} s budget: {'yes' if ok else 'NO'} | build {r['build']:.2f} s", flush=True)
     print(f"conditions: load average {os.getloadavg()[0]:.1f} at the end")
     return rows
 

@@ -136,7 +136,7 @@ def _restore(fresh, p):
         return type(p)(_restore(a, b) for a, b in zip(f, p))
     return p
 
-# %% ../nbs/11_manager.ipynb #0fba4d26
+# %% ../nbs/11_manager.ipynb #a90bbf3c
 def _build_agent(agent_class, seed:int, spec, horizon:int, init_kwargs:dict):
     "An agent from a configuration (search-space names) or from constructor arguments."
     space = agent_class.get_hyperparameters_search_space()
@@ -155,7 +155,8 @@ def agent_snapshot(agent, init_kwargs:dict)->dict:
     spec = agent.mdp_specs
     return dict(cls=type(agent).__name__, seed=int(agent.seed), horizon=int(agent.optimization_horizon), init_kwargs=_encode(dict(getattr(agent, '_manager_kwargs', init_kwargs))),
                 spec=[int(spec.n_states), int(spec.n_actions), None if spec.H is None else int(spec.H), [float(x) for x in spec.rewards_range], bool(spec.is_episodic),
-                      None if getattr(spec, 'emission_map', None) is None else type(spec.emission_map).__name__],
+                      None if getattr(spec, 'emission_map', None) is None else type(spec.emission_map).__name__,
+                      None if getattr(spec, 'optimal_bias_span', None) is None else float(spec.optimal_bias_span)],
                 numba=nb is not None, data=_encode(data, type(agent).__name__))
 
 # %% ../nbs/11_manager.ipynb #9f8bc97e
@@ -171,15 +172,15 @@ def _data_copy(a, b):
     elif isinstance(a, tuple):
         for x, y in zip(a, b): _data_copy(x, y)
 
-# %% ../nbs/11_manager.ipynb #ecc17ae2
+# %% ../nbs/11_manager.ipynb #8ee9e167
 def _snapshot_spec(snap:dict, cls, mdp)->MDPSpec:
     "The `MDPSpec` to rebuild a snapshot's agent of class `cls` with: `mdp`'s (checked against the saved one) or the saved sizes alone."
     S, A, H, rr, ep = snap['spec'][:5]
     em = snap['spec'][5] if len(snap['spec']) > 5 else None
     if mdp is None:
         if em is not None and getattr(cls, 'wants_observations', False): raise ValueError(f"the saved {snap['cls']} receives {em} observations: pass the MDP it was built for (mdp=)")
-        return MDPSpec(S, A, H, tuple(rr), ep)
-    spec = make_mdp_spec(mdp)
+        return MDPSpec(S, A, H, tuple(rr), ep, None, snap['spec'][6] if len(snap['spec']) > 6 else None)   # the oracle span travels with the snapshot
+    spec = make_mdp_spec(mdp, cls)
     got = (spec.n_states, spec.n_actions, spec.H, None if spec.emission_map is None else type(spec.emission_map).__name__)
     if got != (S, A, H, em): raise ValueError(f"mdp={mdp!r} does not fit the saved {snap['cls']}: (S, A, H, emission map) {got} instead of {(S, A, H, em)}")
     return spec
@@ -227,7 +228,7 @@ def continue_logs(logs:pd.DataFrame, # the logs of a `MDPLoop` run
     out[cols] = np.round(logs[cols].to_numpy(float) + shift, 5)
     return out
 
-# %% ../nbs/11_manager.ipynb #fee84068
+# %% ../nbs/11_manager.ipynb #64146893
 def _fit_one(agent, mdp, budget:int, log_every:int, max_time:float, seed:int):
     "Run `agent` on `mdp` for `budget` steps; the loop's logs."
     loop = MDPLoop(mdp, agent, seed=seed)
@@ -241,7 +242,7 @@ def _process_fit(task):
     agent_class, env, snap, build, budget, log_every, max_time, seed, key, settings = task
     with use_settings(settings):
         mdp = _FORKED_MDPS.get(key) or build_env(env)
-        agent = agent_from_snapshot(snap, agent_class, mdp) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp), *build[1:])
+        agent = agent_from_snapshot(snap, agent_class, mdp) if snap is not None else _build_agent(agent_class, build[0], make_mdp_spec(mdp, agent_class), *build[1:])
         logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
@@ -320,7 +321,7 @@ def _eval_kwargs(self:ExperimentManager, kw):
     _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
     return out
 
-# %% ../nbs/11_manager.ipynb #59ce7e05
+# %% ../nbs/11_manager.ipynb #e05401d4
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
@@ -367,7 +368,7 @@ def _kwargs_of(self:ExperimentManager, k:int)->dict: return {**self.init_kwargs,
 
 @patch
 def _new_agent(self:ExperimentManager, k:int, horizon:int):
-    return _build_agent(self.agent_class, _child_seed(self.seed_sequence, k), make_mdp_spec(self._mdp), horizon, self._kwargs_of(k))
+    return _build_agent(self.agent_class, _child_seed(self.seed_sequence, k), make_mdp_spec(self._mdp, self.agent_class), horizon, self._kwargs_of(k))
 
 # %% ../nbs/11_manager.ipynb #656fb7cb
 @patch

@@ -15,23 +15,25 @@ import numpy as np
 from fastcore.basics import patch
 from .config import kernel
 
-# %% ../nbs/05a_utils.ipynb #44248066
-class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic emission_map', defaults=(None,))):
-    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range, setting and emission map (`None`: tabular)."
+# %% ../nbs/05a_utils.ipynb #9aa382f1
+class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic emission_map optimal_bias_span', defaults=(None, None))):
+    "What an agent knows about the MDP: sizes, horizon (`None` when continuous), reward range, setting, emission map (`None`: tabular) and, if asked, sp(h*)."
     @property
     def r_max(self)->float: return float(self.rewards_range[1])
     def __repr__(self):
         r = super().__repr__()
-        return r.replace(', emission_map=None', '')
+        return r.replace(', optimal_bias_span=None', '').replace(', emission_map=None', '')
 
-def make_mdp_spec(mdp # an MDP of `colosseum_nb.mdp` (or any object with the same attributes)
+def make_mdp_spec(mdp, # an MDP of `colosseum_nb.mdp` (or any object with the same attributes)
+                  agent_class=None # the agent class the spec is for: its `wants_optimal_bias_span` adds sp(h*) (continuous MDPs)
                  )->MDPSpec:
-    "The specification of `mdp` that agents are built with."
+    "The specification of `mdp` that agents (of `agent_class`) are built with."
     ep = bool(mdp.is_episodic())
+    span = float(mdp.optimal_bias_span) if getattr(agent_class, 'wants_optimal_bias_span', False) and not ep else None
     return MDPSpec(int(mdp.n_states), int(mdp.n_actions), int(mdp.H) if ep else None,
-                   tuple(float(x) for x in mdp.rewards_range), ep, getattr(mdp, 'emission_map', None))
+                   tuple(float(x) for x in mdp.rewards_range), ep, getattr(mdp, 'emission_map', None), span)
 
-# %% ../nbs/05a_utils.ipynb #65028ac6
+# %% ../nbs/05a_utils.ipynb #fa7cc383
 def check_mdp_spec(spec:MDPSpec, # the specification to validate
                    episodic:bool=None # the setting the agent needs (`None`: either)
                   )->MDPSpec:
@@ -41,6 +43,9 @@ def check_mdp_spec(spec:MDPSpec, # the specification to validate
         v = getattr(spec, n)
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1: raise ValueError(f"mdp_specs.{n}={v!r}: must be a positive integer")
     if spec.is_episodic and (spec.H is None or int(spec.H) < 1): raise ValueError(f"mdp_specs.H={spec.H!r}: an episodic MDP needs a positive horizon")
+    sp = spec.optimal_bias_span
+    if sp is not None and (isinstance(sp, bool) or not isinstance(sp, (int, float, np.number)) or not np.isfinite(sp) or sp < 0):
+        raise ValueError(f"mdp_specs.optimal_bias_span={sp!r}: must be None or a finite number >= 0")
     if episodic is not None and bool(spec.is_episodic) != episodic:
         raise ValueError(f"this agent is for {'episodic' if episodic else 'continuous'} MDPs, but mdp_specs describes a {'episodic' if spec.is_episodic else 'continuous'} one")
     return spec

@@ -19,7 +19,7 @@ CASES = [(n, ref) for n, c in AGENTS.items() for ref in ((False, True) if _accep
 @pytest.mark.parametrize('name,ref', CASES)
 def test_numba_and_python_paths_agree(name, ref):
     "The compiled loop and the Python loop give the same logs for every agent (same seed, same decisions)."
-    cls = AGENTS[name]; mdp = MDPS[cls.is_episodic()]; spec = make_mdp_spec(mdp)
+    cls = AGENTS[name]; mdp = MDPS[cls.is_episodic()]; spec = make_mdp_spec(mdp, cls)
     kw = dict(reference_compatible=True) if ref else {}
     logs = []
     for use_numba in (True, False):
@@ -33,6 +33,6 @@ def test_numba_and_python_paths_agree(name, ref):
 def test_default_agents_learn(name):
     "With the cached hyperparameters every benchmarked agent beats the random policy on a small RiverSwim."
     cls = AGENTS[name]; mdp = MDPS[cls.is_episodic()]; n = 20_000
-    loop = MDPLoop(mdp, cls(0, make_mdp_spec(mdp), n), seed=0)
+    loop = MDPLoop(mdp, cls(0, make_mdp_spec(mdp, cls), n), seed=0)
     _, row = loop.run(n, 1_000)
     assert row['normalized_cumulative_regret'] < row['random_normalized_cumulative_regret'], row

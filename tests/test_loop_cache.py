@@ -22,7 +22,7 @@ out = {}
 for name in sys.argv[1].split(','):
     cls = AGENTS[name]
     mdp = RiverSwimEpisodic(seed=2, size=6) if cls.is_episodic() else RiverSwimContinuous(seed=2, size=6)
-    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp), cls.get_default_parameters())
+    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp, cls), cls.get_default_parameters())
     loop = MDPLoop(mdp, agent, seed=5); loop.run(1000, 100)
     stats = _numba_loop(agent.numba_agent.fns, cls.is_episodic()).stats
     out[name] = dict(logs=loop.logs.drop(columns='steps_per_second').to_dict('list'), hits=sum(stats.cache_hits.values()),
@@ -41,7 +41,7 @@ print(json.dumps(took))
 def in_process(name):
     cls = AGENTS[name]
     mdp = RiverSwimEpisodic(seed=2, size=6) if cls.is_episodic() else RiverSwimContinuous(seed=2, size=6)
-    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp), cls.get_default_parameters())
+    agent = cls.get_agent_instance_from_parameters(1, 1000, make_mdp_spec(mdp, cls), cls.get_default_parameters())
     loop = MDPLoop(mdp, agent, seed=5); loop.run(1000, 100)
     return loop.logs.drop(columns='steps_per_second')
 

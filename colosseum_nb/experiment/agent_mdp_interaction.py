@@ -407,13 +407,13 @@ def _count_failures(self:MDPLoop, loop_failures:int, loop_first:int, agent_befor
     warnings.warn(f"{self.mdp!r}, {type(self.agent).__name__}: {self.solver_failures} solver failure(s) ({what}), "
                   f"the first at step {self.first_solver_failure_step}; the results of this run rest on unconverged solutions", RuntimeWarning)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #1cb89bac
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6f059d2f
 def _tiny_run(cls):
     "Run `cls` for a few steps on a three-state RiverSwim of its setting (seconds taken, or `None` for a Python-only agent)."
     if wants_observations(cls): return None   # a non-tabular agent runs in Python: no loop to compile
     mdp = RiverSwimEpisodic(seed=0, size=3) if cls.is_episodic() else RiverSwimContinuous(seed=0, size=3)
     t = time.perf_counter()
-    agent = cls.get_agent_instance_from_parameters(0, 20, make_mdp_spec(mdp), cls.get_default_parameters())
+    agent = cls.get_agent_instance_from_parameters(0, 20, make_mdp_spec(mdp, cls), cls.get_default_parameters())
     if getattr(agent, 'numba_agent', None) is None: return None
     MDPLoop(mdp, agent, seed=0).run(20, 10)
     return time.perf_counter() - t

@@ -78,7 +78,7 @@ def colosseum_gin_text(text:str # gin text, possibly importing Colosseum's modul
         out.append(line)
     return '\n'.join(out)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #76ec2d0d
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #0443ce08
 @contextlib.contextmanager
 def fresh_gin():
     "A block run with an empty gin configuration, cleared again on exit."
@@ -121,7 +121,7 @@ def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
                              f"but {instance.mdp_class_name} is {'episodic' if mdp.is_episodic() else 'continuous'}")
         try:
             with gin.config_scope(instance.agent_scope):
-                agent = agent_cls(seed=instance.seed, mdp_specs=make_mdp_spec(mdp), optimization_horizon=instance.experiment_config.n_steps)
+                agent = agent_cls(seed=instance.seed, mdp_specs=make_mdp_spec(mdp, agent_cls), optimization_horizon=instance.experiment_config.n_steps)
         except Exception as e: raise ValueError(f"{agent_src[1] or instance.experiment_label}: cannot build {instance.agent_scope}/{agent_cls.__name__} ({type(e).__name__}: {e})") from None
     return mdp, agent
 

@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/02a_mdp.values.ipynb #b198cb53
+# %% ../../nbs/02a_mdp.values.ipynb #c150877b
 import numpy as np
 from fastcore.basics import patch
 from ..config import is_reference_compatible
 from .base import BaseMDP
+from ..config import kernel
 from ..dynamic_programming import (backward_induction, episodic_policy_evaluation, discounted_value_iteration,
-    discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe)
+    discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe, _layer, _NOPI)
 
 # %% ../../nbs/02a_mdp.values.ipynb #ad7070fa
 @patch
@@ -132,3 +133,43 @@ def optimal_expected_return(self:BaseMDP)->float:
     "Expected return of an episode under the optimal policy (episodic MDPs)."
     if not self.is_episodic(): raise AttributeError("optimal_expected_return is defined for episodic MDPs; use optimal_average_reward")
     return float(self.mu @ self.optimal_value_functions[1][0])
+
+# %% ../../nbs/02a_mdp.values.ipynb #57cbfb63
+@kernel
+def _relative_vi(ptr, nxt, prob, R, u, tol, max_iter):
+    "Relative value iteration with the aperiodicity transform from `u` (updated, shifted to min 0); returns (gain, sweeps, converged)."
+    S, A = R.shape
+    v, Q = np.empty(S), np.empty((S, A))
+    for it in range(max_iter):
+        _layer(ptr, nxt, prob, R, 1.0, _NOPI, 0, u, v, Q)
+        lo, hi = np.inf, -np.inf
+        for s in range(S):
+            d = v[s] - u[s]; lo, hi = min(lo, d), max(hi, d)
+        if hi - lo < tol:
+            m = v.min()
+            for s in range(S): u[s] = v[s] - m
+            return 0.5 * (lo + hi), it + 1, True
+        for s in range(S): u[s] = 0.5 * (v[s] + u[s])
+        m = u.min()
+        for s in range(S): u[s] -= m
+    return 0.5 * (lo + hi), max_iter, False
+
+@patch
+def get_optimal_bias(self:BaseMDP, tol:float=1e-10, # stop when the span of `T u - u` is below this
+                     max_iter:int=10_000_000 # sweeps before giving up (RuntimeError)
+                    )->np.ndarray:
+    "The optimal bias `h*` (S,) of a continuous MDP, minimum 0 (relative value iteration, computed once)."
+    if self.is_episodic(): raise AttributeError("get_optimal_bias is defined for continuous MDPs (the average-reward optimality equation)")
+    def f():
+        u = np.array(self.get_optimal_value_functions(False)[1], dtype=np.float64)
+        u -= u.min()
+        g, sweeps, ok = _relative_vi(*self.sparse, u, float(tol), int(max_iter))
+        if not ok: raise RuntimeError(f"{self!r}: relative value iteration did not reach span(Tu - u) < {tol:g} in {max_iter} sweeps")
+        return u
+    return self._computed_once(('optimal_bias', float(tol)), f)
+
+@patch(as_prop=True)
+def optimal_bias_span(self:BaseMDP)->float:
+    "sp(h*), the span of the optimal bias of a continuous MDP."
+    h = self.get_optimal_bias()
+    return float(h.max() - h.min())

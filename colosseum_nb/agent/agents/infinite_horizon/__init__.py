@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['CONTINUOUS_AGENTS', 'CONTINUOUS_BASELINES', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous',
-           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous']
+           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #e0643903
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #6ce1f6bc
 from .q_learning import QLearningContinuous
 from .psrl import PSRLContinuous
 from .ucrl2 import UCRL2Continuous
@@ -15,11 +15,12 @@ from ...non_tabular import DEEP_AGENTS, deep_agent
 from .ucrl2b import UCRL2BContinuous
 from .tsde import TSDEContinuous
 from .kl_ucrl import KLUCRLContinuous
-_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous']
+from .scal import SCALContinuous
+_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #54e5c3f6
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #ef6ad396
 CONTINUOUS_AGENTS = (QLearningContinuous, PSRLContinuous, UCRL2Continuous, RandomAgentContinuous)
-CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous, KLUCRLContinuous)
+CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous, KLUCRLContinuous, SCALContinuous)
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #95287566
 def __getattr__(name):

@@ -117,20 +117,25 @@ def _ucrl2_evi(state, eps, max_iter):
         if hi - lo < tau * eps: return it + 1
     return -max_iter
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #79c0caa2
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #f2c7a1c2
 @kernel
-def _ucrl2_record(state, sweeps):
-    "Count the sweeps of a plan (negative: not converged), then snapshot the empirical model of the reported policy."
+def _ucrl2_snapshot(state):
+    "Copy the empirical model of the pairs visited in the episode (all, at the first plan) for the reported policy."
     N, Nsa, nsupp, rsum, nu = state.N, state.Nsa, state.nsupp, state.rsum, state.nu
     Ns, Nsas, nsupps, rhs = state.Ns, state.Nsas, state.nsupps, state.rhs
     S, A = Nsa.shape
-    state.sweeps[0] += abs(sweeps)
-    if sweeps < 0: _count_failure(state)
     for s in range(S):
         for a in range(A):
             if nu[s, a] > 0 or state.plans[0] == 0:
                 Ns[s, a] = N[s, a]; Nsas[s, a] = Nsa[s, a]; nsupps[s, a] = nsupp[s, a]
                 rhs[s, a] = rsum[s, a] / Nsa[s, a] if Nsa[s, a] > 0 else 0.0
+
+@kernel
+def _ucrl2_record(state, sweeps):
+    "Count the sweeps of a plan (negative: not converged), then snapshot the empirical model of the reported policy."
+    state.sweeps[0] += abs(sweeps)
+    if sweeps < 0: _count_failure(state)
+    _ucrl2_snapshot(state)
 
 @kernel
 def _ucrl2_solve(state):

@@ -15,6 +15,9 @@ loops), so that its figures are:
 The agents run one after the other (one process at a time, one core each). The machine may be shared: the printed
 conditions (load average at the start and end) say how much.
 
+An agent may carry extra constructor arguments after a colon, e.g. `UCRL3Continuous:support=empirical` (UCRL3's fast support
+rule; `UCRL3Continuous` alone runs the published near-optimistic support selection).
+
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,UCRL2Continuous] [--steps 500000]
 """
 import os, sys, json, time, tempfile, subprocess
@@ -30,8 +33,10 @@ from colosseum_nb.agent.agents import agent_class
 from colosseum_nb.mdp import MDP_CLASSES
 from colosseum_nb.mdp.river_swim import RiverSwimContinuous
 name, cls_name, kwargs, T = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+name, _, extra = name.partition(':')   # 'Agent:key=value,...': the cached hyperparameters plus these (strings)
+extra = dict(kv.split('=') for kv in extra.split(',') if kv)
 cls = agent_class(name)
-make = lambda mdp, T: cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp), cls.get_default_parameters())
+make = lambda mdp, T: cls(seed=0, mdp_specs=make_mdp_spec(mdp), optimization_horizon=T, **cls._kwargs_from_parameters(cls.get_default_parameters()), **extra)
 out = {'import': time.perf_counter() - t0}
 t = time.perf_counter()
 rs = RiverSwimContinuous(seed=0, size=15)

@@ -1,5 +1,5 @@
 """Our UCRL2-family agents against a reference implementation of the same algorithms (vanilla UCRL2 by default; `--agent UCRL2B`
-for UCRL2B), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+for UCRL2B, `--agent UCRL3` for UCRL3), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
 behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
 
 The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
@@ -14,7 +14,15 @@ Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,00
   seeded with k).
 * `--agent UCRL2B`: ours `UCRL2BContinuous(alpha_p=1, alpha_r=1, delta=0.05)` (the paper's constants), the reference
   `statisticalrl_learners.MDPs_discrete.UCRL2B.UCRL2B(nS=6, nA=2, delta=0.05)` (the same sets; extended value iteration to
-  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action where ours breaks them at random). It has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
+  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action where ours breaks them at random).
+* `--agent UCRL3`: ours `UCRL3Continuous(alpha_p=1, alpha_r=1, delta=0.05, support='empirical')`, the reference
+  `statisticalrl_learners.MDPs_discrete.UCRL3.UCRL3(nS=6, nA=2, delta=0.05)` (Bourel, Maillard and Talebi 2020, by the authors'
+  group: the same time-uniform bounds; its bisections stop at width 1e-4 where ours stop at 1e-9, extended value iteration to
+  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action). Its near-optimistic support selection never
+  adds a state (its F_in / F_out helpers start from `sum(dict)`, the sum of the state indices, so F_out stays 0): its support is
+  the empirical one plus the best state, which is our `support='empirical'`. `--agent UCRL3-NOSS` runs ours with the paper's
+  selection (`support='noss'`, our default) against the same reference.
+The reference has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
   regret exactly at every step (the gain of its current policy from the current state, evaluated by the same exact solver as
   ours, once per policy), Colosseum's indicator from the policy read at each log as `MDPLoop` does (per-step regrets below
   1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
@@ -32,7 +40,7 @@ The reference is a benchmark-only dependency, never a runtime one. It pins old v
 numpy, so install it without its dependencies:
 
     .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|UCRL3|UCRL3-NOSS] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -41,7 +49,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 from colosseum_nb.mdp.custom_mdp import CustomContinuous
-from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous
+from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous, UCRL3Continuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
 from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
@@ -53,6 +61,10 @@ AGENTS = {   # name -> (our agent from (seed, spec, steps), the reference's modu
               'statisticalrl_learners.MDPs_discrete.UCRL2', 'UCRL2'),
     'UCRL2B': (lambda seed, spec, T: UCRL2BContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
                'statisticalrl_learners.MDPs_discrete.UCRL2B', 'UCRL2B'),
+    'UCRL3': (lambda seed, spec, T: UCRL3Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05, support='empirical'),
+              'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
+    'UCRL3-NOSS': (lambda seed, spec, T: UCRL3Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05, support='noss'),
+                   'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
 }
 
 def river_swim(seed=0):

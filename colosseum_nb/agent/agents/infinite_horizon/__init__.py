@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['CONTINUOUS_AGENTS', 'CONTINUOUS_BASELINES', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous',
-           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous']
+           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'UCRL3Continuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #c2e417ac
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #f5842795
 from .q_learning import QLearningContinuous
 from .psrl import PSRLContinuous
 from .ucrl2 import UCRL2Continuous
@@ -14,11 +14,12 @@ from .random import RandomAgentContinuous
 from ...non_tabular import DEEP_AGENTS, deep_agent
 from .ucrl2b import UCRL2BContinuous
 from .tsde import TSDEContinuous
-_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous']
+from .ucrl3 import UCRL3Continuous
+_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'UCRL3Continuous']
 
-# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #ead3480f
+# %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #5002e8b7
 CONTINUOUS_AGENTS = (QLearningContinuous, PSRLContinuous, UCRL2Continuous, RandomAgentContinuous)
-CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous)
+CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous, UCRL3Continuous)
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #95287566
 def __getattr__(name):

@@ -117,14 +117,13 @@ def _ucrl2_evi(state, eps, max_iter):
         if hi - lo < tau * eps: return it + 1
     return -max_iter
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #9d6c78a3
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #9fb15da0
 @kernel
-def _ucrl2_solve(state):
-    "Extended value iteration on the confidence sets of the state, then the snapshot of the empirical model."
+def _ucrl2_record(state, sweeps):
+    "Count the sweeps of a plan (negative: not converged, a solver failure), then snapshot the empirical model for the reported policy."
     N, Nsa, nsupp, rsum, nu = state.N, state.Nsa, state.nsupp, state.rsum, state.nu
     Ns, Nsas, nsupps, rhs = state.Ns, state.Nsas, state.nsupps, state.rhs
     S, A = Nsa.shape
-    sweeps = _ucrl2_evi(state, state.prm.eps, _EVI_MAX_SWEEPS)
     state.sweeps[0] += abs(sweeps)
     if sweeps < 0: _count_failure(state)
     for s in range(S):
@@ -132,6 +131,11 @@ def _ucrl2_solve(state):
             if nu[s, a] > 0 or state.plans[0] == 0:
                 Ns[s, a] = N[s, a]; Nsas[s, a] = Nsa[s, a]; nsupps[s, a] = nsupp[s, a]
                 rhs[s, a] = rsum[s, a] / Nsa[s, a] if Nsa[s, a] > 0 else 0.0
+
+@kernel
+def _ucrl2_solve(state):
+    "Extended value iteration on the confidence sets of the state, then the record of the plan (`_ucrl2_record`)."
+    _ucrl2_record(state, _ucrl2_evi(state, state.prm.eps, _EVI_MAX_SWEEPS))
 
 @kernel
 def _ucrl2_plan_paper(state):

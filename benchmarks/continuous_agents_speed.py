@@ -2,7 +2,7 @@
 within the benchmark's time budget (600 s per run) on one core?
 
 The MDP: every instance of the continuous default benchmarks (`continuous_ergodic`, `continuous_communicating`) is built
-with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous` and, for
+with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous`, `UCRL3Continuous` and, for
 comparison, `UCRL2Continuous`) runs in a fresh Python process with an empty numba cache (and an empty cache of generated
 loops), so that its figures are:
 
@@ -18,7 +18,7 @@ conditions (load average at the start and end) say how much.
 An agent may carry extra constructor arguments after a colon, e.g. `UCRL3Continuous:support=empirical` (UCRL3's fast support
 rule; `UCRL3Continuous` alone runs the published near-optimistic support selection).
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,UCRL2Continuous] [--steps 500000]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,UCRL3Continuous,UCRL2Continuous] [--steps 500000]
 """
 import os, sys, json, time, tempfile, subprocess
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -70,7 +70,7 @@ def run_child(name, cfg, T):
     if p.returncode: raise RuntimeError(f"{name}: {p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
-def main(agents=('UCRL2BContinuous', 'UCRL2Continuous'), T=500_000):
+def main(agents=('UCRL2BContinuous', 'UCRL3Continuous', 'UCRL2Continuous'), T=500_000):
     cfg, n, bench = largest_mdp()
     print(f"largest continuous default-benchmark MDP: {cfg.mdp_class} {cfg.scope} of {bench} ({n} states), seed 0; {T:,} steps, learning throughout")
     print(f"conditions: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start (machine shared with other processes)")
@@ -86,4 +86,4 @@ def main(agents=('UCRL2BContinuous', 'UCRL2Continuous'), T=500_000):
 
 if __name__ == '__main__':
     arg = lambda k, d, f=str: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(tuple(arg('--agents', 'UCRL2BContinuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))
+    main(tuple(arg('--agents', 'UCRL2BContinuous,UCRL3Continuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))

@@ -2,9 +2,9 @@
 within the benchmark's time budget (600 s per run) on one core?
 
 The MDP: every instance of the continuous default benchmarks (`continuous_ergodic`, `continuous_communicating`) is built
-with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous`, `KLUCRLContinuous`
-and, for comparison, `UCRL2Continuous`; `SCALContinuous` when named) runs in a fresh Python process with an empty numba cache
-(and an empty cache of generated loops), so that its figures are:
+with seed 0 and the one with the most states is taken. Each agent (`--agents`, default `UCRL2BContinuous`, `KLUCRLContinuous`,
+`UCRL3Continuous` and, for comparison, `UCRL2Continuous`; `SCALContinuous` when named) runs in a fresh Python process with
+an empty numba cache (and an empty cache of generated loops), so that its figures are:
 
 * cold compile: the seconds of a first 1,000-step `MDPLoop` run on a 15-state continuous RiverSwim (MDP and agent built,
   every kernel compiled), imports excluded;
@@ -16,7 +16,10 @@ and, for comparison, `UCRL2Continuous`; `SCALContinuous` when named) runs in a f
 The agents run one after the other (one process at a time, one core each). The machine may be shared: the printed
 conditions (load average at the start and end) say how much.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,KLUCRLContinuous,UCRL2Continuous] [--steps 500000]
+An agent may carry extra constructor arguments after a colon, e.g. `UCRL3Continuous:support=empirical` (UCRL3's fast support
+rule; `UCRL3Continuous` alone runs the published near-optimistic support selection).
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/continuous_agents_speed.py [--agents UCRL2BContinuous,KLUCRLContinuous,UCRL3Continuous,UCRL2Continuous] [--steps 500000]
 """
 import os, sys, json, time, tempfile, subprocess
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -31,8 +34,10 @@ from colosseum_nb.agent.agents import agent_class
 from colosseum_nb.mdp import MDP_CLASSES
 from colosseum_nb.mdp.river_swim import RiverSwimContinuous
 name, cls_name, kwargs, T = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+name, _, extra = name.partition(':')   # 'Agent:key=value,...': the cached hyperparameters plus these (strings)
+extra = dict(kv.split('=') for kv in extra.split(',') if kv)
 cls = agent_class(name)
-make = lambda mdp, T: cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp, cls), cls.get_default_parameters())
+make = lambda mdp, T: cls(seed=0, mdp_specs=make_mdp_spec(mdp, cls), optimization_horizon=T, **cls._kwargs_from_parameters(cls.get_default_parameters()), **extra)
 out = {'import': time.perf_counter() - t0}
 t = time.perf_counter()
 rs = RiverSwimContinuous(seed=0, size=15)
@@ -66,7 +71,7 @@ def run_child(name, cfg, T):
     if p.returncode: raise RuntimeError(f"{name}: {p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
-def main(agents=('UCRL2BContinuous', 'KLUCRLContinuous', 'UCRL2Continuous'), T=500_000):
+def main(agents=('UCRL2BContinuous', 'KLUCRLContinuous', 'UCRL3Continuous', 'UCRL2Continuous'), T=500_000):
     cfg, n, bench = largest_mdp()
     print(f"largest continuous default-benchmark MDP: {cfg.mdp_class} {cfg.scope} of {bench} ({n} states), seed 0; {T:,} steps, learning throughout")
     print(f"conditions: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start (machine shared with other processes)")
@@ -82,4 +87,4 @@ def main(agents=('UCRL2BContinuous', 'KLUCRLContinuous', 'UCRL2Continuous'), T=5
 
 if __name__ == '__main__':
     arg = lambda k, d, f=str: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(tuple(arg('--agents', 'UCRL2BContinuous,KLUCRLContinuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))
+    main(tuple(arg('--agents', 'UCRL2BContinuous,KLUCRLContinuous,UCRL3Continuous,UCRL2Continuous').split(',')), arg('--steps', 500_000, int))

@@ -1,5 +1,5 @@
 """Our UCRL2-family agents against a reference implementation of the same algorithms (vanilla UCRL2 by default; `--agent UCRL2B`
-for UCRL2B, `--agent KLUCRL` for KL-UCRL), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+for UCRL2B, `--agent KLUCRL` for KL-UCRL, `--agent UCRL3` for UCRL3), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
 behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
 
 The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
@@ -14,7 +14,16 @@ Agents, each for `--seeds` seeds (default 20) of `--steps` steps (default 100,00
   seeded with k).
 * `--agent UCRL2B`: ours `UCRL2BContinuous(alpha_p=1, alpha_r=1, delta=0.05)` (the paper's constants), the reference
   `statisticalrl_learners.MDPs_discrete.UCRL2B.UCRL2B(nS=6, nA=2, delta=0.05)` (the same sets; extended value iteration to
-  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action where ours breaks them at random). It has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
+  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action where ours breaks them at random).
+* `--agent UCRL3`: ours `UCRL3Continuous(alpha_p=1, alpha_r=1, delta=0.05, support='empirical')`, the reference
+  `statisticalrl_learners.MDPs_discrete.UCRL3.UCRL3(nS=6, nA=2, delta=0.05)` (Bourel, Maillard and Talebi 2020, by the authors'
+  group: the same time-uniform bounds; its bisections stop at width 1e-4 where ours stop at 1e-9, extended value iteration to
+  precision 1/t where ours stops at 1e-3, ties broken by the least-visited action; before the runs, `check_ucrl3_sets` feeds
+  both the same random transitions and prints the largest difference of their bounds). Its near-optimistic support selection never
+  adds a state (its F_in / F_out helpers start from `sum(dict)`, the sum of the state indices, so F_out stays 0): its support is
+  the empirical one plus the best state, which is our `support='empirical'`. `--agent UCRL3-NOSS` runs ours with the paper's
+  selection (`support='noss'`, our default) against the same reference.
+The reference has one policy, the one it acts with, so its three regrets are computed from that policy: the behaviour
   regret exactly at every step (the gain of its current policy from the current state, evaluated by the same exact solver as
   ours, once per policy), Colosseum's indicator from the policy read at each log as `MDPLoop` does (per-step regrets below
   1e-3 count as 0, the policy read at a log is charged to the steps since the previous log), and the realised regret.
@@ -39,7 +48,7 @@ The reference is a benchmark-only dependency, never a runtime one. It pins old v
 numpy, so install it without its dependencies:
 
     .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|KLUCRL|KLUCRL_FIXED] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|KLUCRL|KLUCRL_FIXED|UCRL3|UCRL3-NOSS] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -48,7 +57,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 from colosseum_nb.mdp.custom_mdp import CustomContinuous
-from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous
+from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous, UCRL3Continuous
 from colosseum_nb.agent.agents.infinite_horizon import KLUCRLContinuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
@@ -65,6 +74,10 @@ AGENTS = {   # name -> (our agent from (seed, spec, steps), the reference's modu
                'statisticalrl_learners.MDPs_discrete.KLUCRL', 'KLUCRL'),
     'KLUCRL_FIXED': (lambda seed, spec, T: KLUCRLContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05),
                      'statisticalrl_learners.MDPs_discrete.KLUCRL', 'KLUCRL', lambda mod: setattr(mod, 'search_up', mod.search_down)),
+    'UCRL3': (lambda seed, spec, T: UCRL3Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05, support='empirical'),
+              'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
+    'UCRL3-NOSS': (lambda seed, spec, T: UCRL3Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05, support='noss'),
+                   'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
 }
 
 def river_swim(seed=0):
@@ -129,6 +142,30 @@ def reference(seed, steps, log_every, name='UCRL2'):
     rows.append((steps - 1, colo, beh, steps * g_star - cr))
     return np.array(rows)
 
+def check_ucrl3_sets(steps=300, seed=0):
+    """UCRL3 only: (largest difference of the reward and transition bounds, whether the reference's support selection added a state)
+    after both agents saw the same `steps` random transitions of the RiverSwim and planned once."""
+    from statisticalrl_learners.MDPs_discrete.UCRL3 import UCRL3
+    from colosseum_nb.mdp.base import TimeStep, StepType
+    from colosseum_nb.agent.agents.infinite_horizon.ucrl3 import noss_inner_max
+    mdp = river_swim(seed); rng = np.random.RandomState(seed)
+    ref = UCRL3(6, 2, delta=0.05); ref.reset(0)
+    ours = UCRL3Continuous(0, make_mdp_spec(mdp), steps, delta=0.05); ours.before_start_interacting(TimeStep(StepType.FIRST, None, None, 0))
+    s = 0
+    for _ in range(steps):
+        a = rng.randint(2); sp = int(rng.choice(6, p=mdp.T[s, a])); r = float(mdp.R[s, a])
+        ref.update(s, a, r, sp); ours.step_update(TimeStep(StepType.MID, None, None, s), a, TimeStep(StepType.MID, r, 1.0, sp), 0); s = sp
+    ref.new_episode(); ours.episode_end_update(); st = ours.numba_agent.state
+    diff, grew = np.abs(st.rt - ref.r_upper).max(), False
+    u = ref.u - ref.u.min(); order = np.argsort(u); kappa = 10 * np.ptp(u) / ref.Nkmax ** (2 / 3)
+    for x in range(6):
+        for a in range(2):
+            E = st.supp[x, a, :st.nsupp[x, a]]
+            for k, j in enumerate(E): diff = max(diff, abs(st.lb[x, a, k] - ref.p_lower[x, a][j]), abs(st.ub[x, a, k] - ref.p_upper[x, a][j]))
+            diff = max(diff, abs(st.cst[x, a, 0] - ref.p_upper[x, a]['out']))
+            grew |= len(ref.computeSupport(x, a, u, order, kappa * len(E))) > len(set(E.tolist()) | {int(order[-1])})
+    return diff, grew
+
 def bootstrap_ci(x, reps=10_000, level=0.95, seed=0):
     "(mean, lower, upper): percentile-bootstrap interval of the mean of `x`."
     x = np.asarray(x, float); rng = np.random.default_rng(seed)
@@ -146,6 +183,12 @@ def main(name='UCRL2', seeds=20, steps=100_000, log_every=1000, workers=2, out=N
     out = HERE / f"riverswim_{name.lower()}_reference.csv" if out is None else out
     jobs = [(w, k, steps, log_every, name) for k in range(seeds) for w in ('reference', 'ours')]
     ours(0, 2 * log_every, log_every, name)   # compile (or load) our loop once before the workers start
+    if name.startswith('UCRL3'):
+        if not hasattr(np, 'infty'): np.infty = np.inf
+        for k in range(3):
+            diff, grew = check_ucrl3_sets(300 * (k + 1), k)
+            print(f"UCRL3 sets after {300 * (k + 1)} random steps: largest difference of the bounds {diff:.1e} (the reference bisects to 1e-4); "
+                  f"the reference's support selection added a state: {'yes' if grew else 'no'}")
     res, secs = {'ours': {}, 'reference': {}}, {'ours': [], 'reference': []}
     with ProcessPoolExecutor(workers) as ex:
         for who, seed, arr, sec in ex.map(_run, jobs):

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['CONTINUOUS_AGENTS', 'CONTINUOUS_BASELINES', 'QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous',
-           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous']
+           'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous',
+           'UCRL3Continuous']
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #6ce1f6bc
 from .q_learning import QLearningContinuous
@@ -16,11 +17,12 @@ from .ucrl2b import UCRL2BContinuous
 from .tsde import TSDEContinuous
 from .kl_ucrl import KLUCRLContinuous
 from .scal import SCALContinuous
-_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous']
+from .ucrl3 import UCRL3Continuous
+_all_ = ['QLearningContinuous', 'PSRLContinuous', 'UCRL2Continuous', 'RandomAgentContinuous', 'UCRL2BContinuous', 'TSDEContinuous', 'KLUCRLContinuous', 'SCALContinuous', 'UCRL3Continuous']
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #ef6ad396
 CONTINUOUS_AGENTS = (QLearningContinuous, PSRLContinuous, UCRL2Continuous, RandomAgentContinuous)
-CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous, KLUCRLContinuous, SCALContinuous)
+CONTINUOUS_BASELINES = (UCRL2BContinuous, TSDEContinuous, KLUCRLContinuous, SCALContinuous, UCRL3Continuous)
 
 # %% ../../../../nbs/05k_agent.agents.infinite_horizon.__init__.ipynb #95287566
 def __getattr__(name):

@@ -12,7 +12,11 @@ done and only prints the summary.
 cache), so the main job's ahead-of-time compile of the 7 agents' loops (on its workers, in parallel) is in the wall time;
 without it the caches of the package as it is are used (run it once before to time a warm start).
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep] [--cold]
+`--emission-map MAP --agents NAME ...` runs the non-tabular quick tests instead (Colosseum's quick tests seen through the
+map, e.g. `--emission-map StateInfo --agents DQNContinuous ... ActorCriticRNNEpisodic`, every deep agent); the runs the
+quick tests' time budget cut (30 s per continuous run, 45 s per episodic one) are counted per agent.
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep] [--cold] [--emission-map MAP --agents NAME ...]
 """
 import os, sys, time, shutil, tempfile, subprocess, argparse, importlib.util
 from pathlib import Path
@@ -38,18 +42,24 @@ def run_seconds(results):
     rows = []
     for p in Path(results).glob('*/logs/*/seed*_logs.csv'):
         last = pd.read_csv(p).iloc[-1]
-        rows.append(dict(agent=p.parent.name.split('____')[1].split('-')[1], seconds=last.steps / last.steps_per_second if last.steps_per_second > 0 else float('nan')))
+        cut = (p.parent / p.name.replace('_logs.csv', '_time_exceeded.txt')).exists()
+        rows.append(dict(agent=p.parent.name.split('____')[1].split('-')[1], cut=cut,
+                         seconds=last.steps / last.steps_per_second if last.steps_per_second > 0 else float('nan')))
     df = pd.DataFrame(rows)
-    return df.groupby('agent').seconds.agg(['count', 'sum', 'max']).rename(columns={'count': 'runs', 'sum': 'run seconds', 'max': 'slowest run'})
+    return df.groupby('agent').agg(runs=('seconds', 'count'), run_seconds=('seconds', 'sum'), slowest_run=('seconds', 'max'), cut_by_budget=('cut', 'sum'))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--cores', type=int, help='local processes (default: every core)')
     ap.add_argument('--keep', action='store_true', help='keep the results folder')
     ap.add_argument('--cold', action='store_true', help="a copy of the package without numba's caches, as on a fresh install")
+    ap.add_argument('--emission-map', help='run the non-tabular quick tests through this emission map (with --agents)')
+    ap.add_argument('--agents', nargs='+', help='the agents to run (default: every built-in agent)')
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix='quick_tests_'))
-    extra = ['--cores', str(a.cores)] if a.cores else []
+    extra = (['--cores', str(a.cores)] if a.cores else []) + (['--emission-map', a.emission_map] if a.emission_map else []) + (['--agents', *a.agents] if a.agents else [])
+    what = f"agents {' '.join(a.agents)}" if a.agents else 'every built-in agent'
+    if a.emission_map: what += f", emission map {a.emission_map}"
     try:
         env = cold_package(work) if a.cold else None
         load0 = os.getloadavg()[0]
@@ -57,7 +67,7 @@ def main():
         load1 = os.getloadavg()[0]
         if r.returncode != 0: sys.exit(f"colosseum_nb run failed ({r.returncode}):\n{r.stderr[-3000:]}")
         print(r.stdout)
-        print(f"`colosseum_nb run` (two quick tests, every built-in agent, {os.cpu_count()} cores, {'cold' if a.cold else 'warm'} cache): {wall:.1f} s wall "
+        print(f"`colosseum_nb run` (two quick tests, {what}, {os.cpu_count()} cores, {'cold' if a.cold else 'warm'} cache): {wall:.1f} s wall "
               f"(target: under {TARGET_S} s); load average {load0:.1f} before, {load1:.1f} after")
         print(run_seconds(work / 'results').round(1).to_string())
         wall2, r2 = cli(['run', '--results', 'results', '--no-progress', *extra], work, env)

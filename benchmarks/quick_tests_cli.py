@@ -68,7 +68,7 @@ def main():
         if r.returncode != 0: sys.exit(f"colosseum_nb run failed ({r.returncode}):\n{r.stderr[-3000:]}")
         print(r.stdout)
         print(f"`colosseum_nb run` (two quick tests, {what}, {os.cpu_count()} cores, {'cold' if a.cold else 'warm'} cache): {wall:.1f} s wall "
-              f"(target: under {TARGET_S} s); load average {load0:.1f} before, {load1:.1f} after")
+              f"{'' if a.agents or a.emission_map else f'(target for the default job: under {TARGET_S} s)'}; load average {load0:.1f} before, {load1:.1f} after")
         print(run_seconds(work / 'results').round(1).to_string())
         wall2, r2 = cli(['run', '--results', 'results', '--no-progress', *extra], work, env)
         print(f"second invocation (every run done, summary only): {wall2:.1f} s")

@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = ['KLUCRLParams', 'KLUCRL_FNS', 'kl_optimistic', 'KLUCRLContinuous']
 
-# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #f99eb96c
+# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #68afeed6
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number
-from .ucrl2 import UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS
+from colosseum_nb.agent.agents.infinite_horizon.ucrl2 import (UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS,
+    _evi_loop, _evi_done)
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #cee10e68
 @kernel
@@ -115,37 +116,29 @@ def _klucrl_bounds(state):
             rt[s, a] = min(prm.r_max, rsum[s, a] / n + prm.alpha_r * prm.r_max * Cr / np.sqrt(nn)) if n > 0 else prm.r_max
             cst[s, a, 0] = prm.alpha_p * Cp / nn
 
-# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #fc517c98
+# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #1d352aca
+_KLSweep = namedtuple('_KLSweep', 'vmax pb vb')   # a sweep's work: max of u, buffers of a pair's support probabilities and values
+
 @kernel
-def _klucrl_inner(state, s, a, u, vmax, pb, vb):
-    "max p . u over the KL set of (s, a)."
+def _klucrl_sweep(state, u, it, w):
+    "The work of a sweep: `V_max = max u` and the buffers."
+    return _KLSweep(u.max(), w.pb, w.vb)
+
+@kernel
+def _klucrl_inner(state, s, a, u, w):
+    "max p . u over the KL set of (s, a): the loop's `inner` hook."
     n = state.Nsa[s, a]
-    if n == 0.0: return vmax
-    m = state.nsupp[s, a]
+    if n == 0.0: return w.vmax
+    m, pb, vb = state.nsupp[s, a], w.pb, w.vb
     for k in range(m):
         j = state.supp[s, a, k]; pb[k] = state.N[s, a, j] / n; vb[k] = u[j]
-    return _kl_max(pb, vb, m, vmax, state.cst[s, a, 0])[0]
+    return _kl_max(pb, vb, m, w.vmax, state.cst[s, a, 0])[0]
 
 @kernel
 def _klucrl_evi(state, eps, max_iter):
     "Warm-started extended value iteration on the KL sets; returns the number of sweeps (negative: not converged)."
-    u, Q, rt = state.u, state.Q, state.rt
-    S, A = Q.shape
-    un, pb, vb = np.empty(S), np.empty(S), np.empty(S)
-    for it in range(max_iter):
-        tau = 1.0 if it < 1000 else 0.5
-        vmax, lo, hi = u.max(), np.inf, -np.inf
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                Q[s, a] = rt[s, a] + _klucrl_inner(state, s, a, u, vmax, pb, vb)
-                best = max(best, Q[s, a])
-            un[s] = tau * best + (1.0 - tau) * u[s]
-            lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
-        m = un.min()
-        for s in range(S): u[s] = un[s] - m
-        if hi - lo < tau * eps: return it + 1
-    return -max_iter
+    S = state.u.shape[0]
+    return _evi_loop(state, np.inf, eps, max_iter, _klucrl_sweep, _klucrl_inner, _evi_done, _KLSweep(0.0, np.empty(S), np.empty(S)))
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #dfda10a2
 @kernel

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SCALParams', 'SCALState', 'SCAL_FNS', 'scal_state', 'span_constrained_evi', 'SCALContinuous']
 
-# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #dfdb439d
+# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #8c33346f
 import numpy as np
 from collections import namedtuple
 import gin
@@ -13,7 +13,7 @@ from ....config import kernel
 from ....utils import argmax_random_tie, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, check_number, check_choice
 from .ucrl2 import (UCRL2Continuous, UCRL2Params, UCRL2State, UCRL2_FNS, ucrl2_state, _ucrl2_bounds,
-    _ucrl2_inner, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS)
+    _ucrl2_inner, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _ucrl2_sweep, _ucrl2_pair)
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #bffb37ce
 SCALParams = namedtuple('SCALParams', UCRL2Params._fields + ('span',))
@@ -45,35 +45,17 @@ def _scal_mixture(state, u, th):
             if v < lo: lo = v; amin[s] = a
         w[s] = min(1.0, max(0.0, (th - lo) / (Lu[s] - lo)))
 
-# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #36e1bb47
+# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #7c0c1f6c
+@kernel
+def _scal_finish(state, u, Lu, th):
+    "The loop's `finish` hook: keep the last sweep's `Lu` and mix the pessimistic actions into the states it truncated."
+    state.Lu[:] = Lu
+    _scal_mixture(state, u, th)
+
 @kernel
 def _scal_evi(state, c, eps, max_iter):
     "Span-constrained extended value iteration with bound `c`; sets `Q`, `Lu`, `u`, `w`, `amin`; returns the sweeps (negative: not converged)."
-    u, Q, rt, Lu = state.u, state.Q, state.rt, state.Lu
-    N, Nsa, supp, nsupp, lb, cst, box = state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box
-    S, A = Q.shape
-    un = np.empty(S)
-    for it in range(max_iter):
-        tau = 1.0 if it < 1000 else 0.5
-        order = np.argsort(u)
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                q = rt[s, a] + _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order)
-                Q[s, a] = q
-                if q > best: best = q
-            Lu[s] = best
-        th = Lu.min() + c
-        lo, hi = np.inf, -np.inf
-        for s in range(S):
-            un[s] = tau * min(Lu[s], th) + (1.0 - tau) * u[s]
-            lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
-        done = hi - lo < tau * eps
-        if done or it == max_iter - 1: _scal_mixture(state, u, th)
-        m = un.min()
-        for s in range(S): u[s] = un[s] - m
-        if done: return it + 1
-    return -max_iter
+    return _evi_loop(state, c, eps, max_iter, _ucrl2_sweep, _ucrl2_pair, _scal_finish, np.argsort(state.u))
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #8f4e22ae
 @kernel

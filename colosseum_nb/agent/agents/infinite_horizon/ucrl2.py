@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['UCRL2Params', 'UCRL2State', 'UCRL2_FNS', 'ucrl2_state', 'UCRL2Continuous']
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #7f1a8408
-import numpy as np
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #bef074af
+import numpy as np, numba
 from collections import namedtuple
 import gin
-from ....config import kernel, is_reference_compatible
+from ....config import kernel, is_reference_compatible, KERNEL_FLAGS
 from ....utils import argmax_random_tie, greedy_one_hot, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_choice
 from ...mdp_models import init_counts, count_update, mean_discounted_vi, dense_discounted_vi
@@ -92,30 +92,62 @@ def _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order):
         idx += 1
     return ev
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #800c3523
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #98a234a1
 @kernel
-def _ucrl2_evi(state, eps, max_iter):
-    "Warm-started extended value iteration; returns the number of sweeps (negative: not converged)."
+def _evi_backup(Lu, u, c, tau, un):
+    "The damped backup `un = tau min(Lu, th) + (1 - tau) u` with `th = min Lu + c`; returns `(th, min and max of un - u)`."
+    th = Lu.min() + c
+    lo, hi = np.inf, -np.inf
+    for s in range(u.shape[0]):
+        un[s] = tau * min(Lu[s], th) + (1.0 - tau) * u[s]
+        lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
+    return th, lo, hi
+
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #949617a9
+@numba.njit(inline='always', **dict(KERNEL_FLAGS, cache=False))   # inlined into each caller, whose disk cache keeps it
+def _evi_loop(state, c, eps, max_iter, prepare, inner, finish, work):
+    "Warm-started extended value iteration with span bound `c` and the agent's hooks; returns the number of sweeps (negative: not converged)."
     u, Q, rt = state.u, state.Q, state.rt
-    N, Nsa, supp, nsupp, lb, cst, box = state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box
     S, A = Q.shape
-    un = np.empty(S)
+    Lu, un = np.empty(S), np.empty(S)
     for it in range(max_iter):
         tau = 1.0 if it < 1000 else 0.5
-        order = np.argsort(u)
-        lo, hi = np.inf, -np.inf
+        work = prepare(state, u, it, work)
         for s in range(S):
             best = -np.inf
             for a in range(A):
-                q = rt[s, a] + _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order)
+                q = rt[s, a] + inner(state, s, a, u, work)
                 Q[s, a] = q
                 if q > best: best = q
-            un[s] = tau * best + (1.0 - tau) * u[s]
-            lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
+            Lu[s] = best
+        th, lo, hi = _evi_backup(Lu, u, c, tau, un)
+        done = hi - lo < tau * eps
+        if done or it == max_iter - 1: finish(state, u, Lu, th)
         m = un.min()
         for s in range(S): u[s] = un[s] - m
-        if hi - lo < tau * eps: return it + 1
+        if done: return it + 1
     return -max_iter
+
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #d2bbd609
+@kernel
+def _ucrl2_sweep(state, u, it, order):
+    "The work of a sweep of UCRL2's extended value iteration: the states sorted by `u`."
+    return np.argsort(u)
+
+@kernel
+def _ucrl2_pair(state, s, a, u, order):
+    "`_ucrl2_inner` of (s, a) on the state's arrays: the loop's `inner` hook."
+    return _ucrl2_inner(state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box, s, a, u, order)
+
+@kernel
+def _evi_done(state, u, Lu, th):
+    "The `finish` hook of the agents that keep the plain backup: nothing to do."
+    return None
+
+@kernel
+def _ucrl2_evi(state, eps, max_iter):
+    "Warm-started extended value iteration on UCRL2's sets; returns the number of sweeps (negative: not converged)."
+    return _evi_loop(state, np.inf, eps, max_iter, _ucrl2_sweep, _ucrl2_pair, _evi_done, np.argsort(state.u))
 
 # %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #f2c7a1c2
 @kernel

@@ -6,14 +6,14 @@
 __all__ = ['UCRL3Params', 'UCRL3State', 'UCRL3_FNS', 'ucrl3_transition_bounds', 'ucrl3_state', 'noss_inner_max',
            'UCRL3Continuous']
 
-# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #1df493a5
+# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #8f33c4b6
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number, check_choice
 from .ucrl2 import (UCRL2Continuous, UCRL2State, UCRL2_FNS, ucrl2_state, _ucrl2_record,
-                                                              _ucrl2_planned, _EVI_MAX_SWEEPS)
+                                                              _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _evi_done)
 
 # %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #5145b5a6
 _ETA = 1.12   # the peeling ratio of the time-uniform bounds
@@ -231,38 +231,33 @@ def noss_inner_max(lb, # lower bounds of the observed next states
                      mark, z(), z(), z(), z(), sl, 0, 0, u, order, rank, u, order, rank, kappa, bool(noss), 1)
     return v, sorted(np.flatnonzero(mark == 1).tolist())
 
-# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #848173a8
+# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #a91e6ebc
+_UCRL3Sweep = namedtuple('_UCRL3Sweep', 'order rank uf orderf rankf kappa base nmax')   # a sweep's work (`nmax`: the largest count of a pair)
+
+@kernel
+def _ucrl3_sweep(state, u, it, w):
+    "The work of sweep `it` (from 0): `u` sorted and ranked, and NOSS's values and `kappa`, frozen after 1,000 sweeps."
+    S, A = state.Q.shape
+    order, rank = np.argsort(u), np.empty(S, np.int64)
+    for j in range(S): rank[order[j]] = j
+    if it >= 1000: return _UCRL3Sweep(order, rank, w.uf, w.orderf, w.rankf, w.kappa, it * S * A, w.nmax)
+    kappa = 10.0 * (u[order[S - 1]] - u[order[0]]) / w.nmax ** (2.0 / 3.0) if w.nmax > 0 else np.inf
+    return _UCRL3Sweep(order, rank, u.copy(), order, rank, kappa, it * S * A, w.nmax)
+
+@kernel
+def _ucrl3_pair(state, s, a, u, w):
+    "`_ucrl3_inner` of (s, a) on the state's arrays and the sweep's work: the loop's `inner` hook."
+    stamp = w.base + s * state.Q.shape[1] + a + 1
+    return _ucrl3_inner(state.Nsa, state.supp, state.nsupp, state.lb, state.ub, state.cst, state.mark_s, state.w_lb, state.w_ub, state.pin, state.pout,
+                        state.sl, s, a, u, w.order, w.rank, w.uf, w.orderf, w.rankf, w.kappa, state.prm.noss, stamp)
+
 @kernel
 def _ucrl3_evi(state, eps, max_iter):
     "Warm-started extended value iteration with NOSS; returns the number of sweeps (negative: not converged)."
-    u, Q, rt, Nsa, prm = state.u, state.Q, state.rt, state.Nsa, state.prm
-    S, A = Q.shape
-    un, rank, uf, rankf = np.empty(S), np.empty(S, np.int64), np.empty(S), np.empty(S, np.int64)
-    orderf = np.argsort(u)
     state.mark_s[:] = -1
-    nmax, stamp, kappa = Nsa.max(), 0, np.inf
-    for it in range(max_iter):
-        tau = 1.0 if it < 1000 else 0.5
-        order = np.argsort(u)
-        for j in range(S): rank[order[j]] = j
-        if it < 1000:                                         # after 1,000 sweeps the supports are frozen
-            uf[:] = u; rankf[:] = rank; orderf = order
-            kappa = 10.0 * (u[order[S - 1]] - u[order[0]]) / nmax ** (2.0 / 3.0) if nmax > 0 else np.inf
-        lo, hi = np.inf, -np.inf
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                stamp += 1
-                q = rt[s, a] + _ucrl3_inner(Nsa, state.supp, state.nsupp, state.lb, state.ub, state.cst, state.mark_s, state.w_lb, state.w_ub,
-                                            state.pin, state.pout, state.sl, s, a, u, order, rank, uf, orderf, rankf, kappa, prm.noss, stamp)
-                Q[s, a] = q
-                if q > best: best = q
-            un[s] = tau * best + (1.0 - tau) * u[s]
-            lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
-        mn = un.min()
-        for s in range(S): u[s] = un[s] - mn
-        if hi - lo < tau * eps: return it + 1
-    return -max_iter
+    order = np.argsort(state.u)
+    w = _UCRL3Sweep(order, order, state.u.copy(), order, order, np.inf, 0, state.Nsa.max())
+    return _evi_loop(state, np.inf, eps, max_iter, _ucrl3_sweep, _ucrl3_pair, _evi_done, w)
 
 # %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #60c74bd4
 @kernel

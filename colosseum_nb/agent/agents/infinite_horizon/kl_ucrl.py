@@ -116,29 +116,32 @@ def _klucrl_bounds(state):
             rt[s, a] = min(prm.r_max, rsum[s, a] / n + prm.alpha_r * prm.r_max * Cr / np.sqrt(nn)) if n > 0 else prm.r_max
             cst[s, a, 0] = prm.alpha_p * Cp / nn
 
-# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #1d352aca
-_KLSweep = namedtuple('_KLSweep', 'vmax pb vb')   # a sweep's work: max of u, buffers of a pair's support probabilities and values
-
+# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #0f81c395
 @kernel
-def _klucrl_sweep(state, u, it, w):
-    "The work of a sweep: `V_max = max u` and the buffers."
-    return _KLSweep(u.max(), w.pb, w.vb)
-
-@kernel
-def _klucrl_inner(state, s, a, u, w):
-    "max p . u over the KL set of (s, a): the loop's `inner` hook."
+def _klucrl_inner(state, s, a, u, vmax, pb, vb):
+    "max p . u over the KL set of (s, a)."
     n = state.Nsa[s, a]
-    if n == 0.0: return w.vmax
-    m, pb, vb = state.nsupp[s, a], w.pb, w.vb
+    if n == 0.0: return vmax
+    m = state.nsupp[s, a]
     for k in range(m):
         j = state.supp[s, a, k]; pb[k] = state.N[s, a, j] / n; vb[k] = u[j]
-    return _kl_max(pb, vb, m, w.vmax, state.cst[s, a, 0])[0]
+    return _kl_max(pb, vb, m, vmax, state.cst[s, a, 0])[0]
+
+@kernel
+def _klucrl_sweep(state, u, it, buffers):
+    "A sweep's `Q = rt + max p . u` on the KL sets (the loop's `sweep` hook); its work: the buffers of a pair's support."
+    pb, vb = buffers
+    Q, rt, vmax = state.Q, state.rt, u.max()
+    S, A = Q.shape
+    for s in range(S):
+        for a in range(A): Q[s, a] = rt[s, a] + _klucrl_inner(state, s, a, u, vmax, pb, vb)
+    return buffers
 
 @kernel
 def _klucrl_evi(state, eps, max_iter):
     "Warm-started extended value iteration on the KL sets; returns the number of sweeps (negative: not converged)."
     S = state.u.shape[0]
-    return _evi_loop(state, np.inf, eps, max_iter, _klucrl_sweep, _klucrl_inner, _evi_done, _KLSweep(0.0, np.empty(S), np.empty(S)))
+    return _evi_loop(state, np.inf, eps, max_iter, _klucrl_sweep, _evi_done, (np.empty(S), np.empty(S)))
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #dfda10a2
 @kernel

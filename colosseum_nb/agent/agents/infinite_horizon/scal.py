@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SCALParams', 'SCALState', 'SCAL_FNS', 'scal_state', 'span_constrained_evi', 'SCALContinuous']
 
-# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #8c33346f
+# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #75680a4b
 import numpy as np
 from collections import namedtuple
 import gin
@@ -13,7 +13,7 @@ from ....config import kernel
 from ....utils import argmax_random_tie, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, check_number, check_choice
 from .ucrl2 import (UCRL2Continuous, UCRL2Params, UCRL2State, UCRL2_FNS, ucrl2_state, _ucrl2_bounds,
-    _ucrl2_inner, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _ucrl2_sweep, _ucrl2_pair)
+    _ucrl2_inner, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _ucrl2_sweep)
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #bffb37ce
 SCALParams = namedtuple('SCALParams', UCRL2Params._fields + ('span',))
@@ -45,7 +45,7 @@ def _scal_mixture(state, u, th):
             if v < lo: lo = v; amin[s] = a
         w[s] = min(1.0, max(0.0, (th - lo) / (Lu[s] - lo)))
 
-# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #7c0c1f6c
+# %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #31cfad46
 @kernel
 def _scal_finish(state, u, Lu, th):
     "The loop's `finish` hook: keep the last sweep's `Lu` and mix the pessimistic actions into the states it truncated."
@@ -55,7 +55,7 @@ def _scal_finish(state, u, Lu, th):
 @kernel
 def _scal_evi(state, c, eps, max_iter):
     "Span-constrained extended value iteration with bound `c`; sets `Q`, `Lu`, `u`, `w`, `amin`; returns the sweeps (negative: not converged)."
-    return _evi_loop(state, c, eps, max_iter, _ucrl2_sweep, _ucrl2_pair, _scal_finish, np.argsort(state.u))
+    return _evi_loop(state, c, eps, max_iter, _ucrl2_sweep, _scal_finish, np.empty(0, np.int64))
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #8f4e22ae
 @kernel

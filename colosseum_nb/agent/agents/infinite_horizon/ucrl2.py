@@ -92,35 +92,34 @@ def _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order):
         idx += 1
     return ev
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #98a234a1
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #da2c3cc5
 @kernel
-def _evi_backup(Lu, u, c, tau, un):
-    "The damped backup `un = tau min(Lu, th) + (1 - tau) u` with `th = min Lu + c`; returns `(th, min and max of un - u)`."
+def _evi_backup(Q, u, c, tau, Lu, un):
+    "`Lu = max_a Q` and the damped backup `un = tau min(Lu, th) + (1 - tau) u` with `th = min Lu + c`; returns `(th, min and max of un - u)`."
+    S, A = Q.shape
+    for s in range(S):
+        best = -np.inf
+        for a in range(A):
+            if Q[s, a] > best: best = Q[s, a]
+        Lu[s] = best
     th = Lu.min() + c
     lo, hi = np.inf, -np.inf
-    for s in range(u.shape[0]):
+    for s in range(S):
         un[s] = tau * min(Lu[s], th) + (1.0 - tau) * u[s]
         lo, hi = min(lo, un[s] - u[s]), max(hi, un[s] - u[s])
     return th, lo, hi
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #949617a9
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #79526b3c
 @numba.njit(inline='always', **dict(KERNEL_FLAGS, cache=False))   # inlined into each caller, whose disk cache keeps it
-def _evi_loop(state, c, eps, max_iter, prepare, inner, finish, work):
+def _evi_loop(state, c, eps, max_iter, sweep, finish, work):
     "Warm-started extended value iteration with span bound `c` and the agent's hooks; returns the number of sweeps (negative: not converged)."
-    u, Q, rt = state.u, state.Q, state.rt
-    S, A = Q.shape
+    u = state.u
+    S = u.shape[0]
     Lu, un = np.empty(S), np.empty(S)
     for it in range(max_iter):
         tau = 1.0 if it < 1000 else 0.5
-        work = prepare(state, u, it, work)
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                q = rt[s, a] + inner(state, s, a, u, work)
-                Q[s, a] = q
-                if q > best: best = q
-            Lu[s] = best
-        th, lo, hi = _evi_backup(Lu, u, c, tau, un)
+        work = sweep(state, u, it, work)
+        th, lo, hi = _evi_backup(state.Q, u, c, tau, Lu, un)
         done = hi - lo < tau * eps
         if done or it == max_iter - 1: finish(state, u, Lu, th)
         m = un.min()
@@ -128,16 +127,16 @@ def _evi_loop(state, c, eps, max_iter, prepare, inner, finish, work):
         if done: return it + 1
     return -max_iter
 
-# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #d2bbd609
+# %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #6230f31f
 @kernel
 def _ucrl2_sweep(state, u, it, order):
-    "The work of a sweep of UCRL2's extended value iteration: the states sorted by `u`."
-    return np.argsort(u)
-
-@kernel
-def _ucrl2_pair(state, s, a, u, order):
-    "`_ucrl2_inner` of (s, a) on the state's arrays: the loop's `inner` hook."
-    return _ucrl2_inner(state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box, s, a, u, order)
+    "A sweep's `Q = rt + max_{p in the set} p . u` on UCRL2's sets; returns its work, the states sorted by `u`."
+    order = np.argsort(u)
+    N, Nsa, supp, nsupp, lb, cst, box, Q, rt = state.N, state.Nsa, state.supp, state.nsupp, state.lb, state.cst, state.prm.box, state.Q, state.rt
+    S, A = Q.shape
+    for s in range(S):
+        for a in range(A): Q[s, a] = rt[s, a] + _ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, u, order)
+    return order
 
 @kernel
 def _evi_done(state, u, Lu, th):
@@ -147,7 +146,7 @@ def _evi_done(state, u, Lu, th):
 @kernel
 def _ucrl2_evi(state, eps, max_iter):
     "Warm-started extended value iteration on UCRL2's sets; returns the number of sweeps (negative: not converged)."
-    return _evi_loop(state, np.inf, eps, max_iter, _ucrl2_sweep, _ucrl2_pair, _evi_done, np.argsort(state.u))
+    return _evi_loop(state, np.inf, eps, max_iter, _ucrl2_sweep, _evi_done, np.empty(0, np.int64))
 
 # %% ../../../../nbs/05i_agent.agents.infinite_horizon.ucrl2.ipynb #f2c7a1c2
 @kernel

@@ -231,33 +231,43 @@ def noss_inner_max(lb, # lower bounds of the observed next states
                      mark, z(), z(), z(), z(), sl, 0, 0, u, order, rank, u, order, rank, kappa, bool(noss), 1)
     return v, sorted(np.flatnonzero(mark == 1).tolist())
 
-# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #a91e6ebc
-_UCRL3Sweep = namedtuple('_UCRL3Sweep', 'order rank uf orderf rankf kappa base nmax')   # a sweep's work (`nmax`: the largest count of a pair)
+# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #a3264f48
+_UCRL3Sweep = namedtuple('_UCRL3Sweep', 'order rank uf orderf rankf kappa nmax')   # a sweep's work (`nmax`: the largest count of a pair)
 
 @kernel
-def _ucrl3_sweep(state, u, it, w):
+def _ucrl3_work(u, it, w):
     "The work of sweep `it` (from 0): `u` sorted and ranked, and NOSS's values and `kappa`, frozen after 1,000 sweeps."
-    S, A = state.Q.shape
+    S = u.shape[0]
     order, rank = np.argsort(u), np.empty(S, np.int64)
     for j in range(S): rank[order[j]] = j
-    if it >= 1000: return _UCRL3Sweep(order, rank, w.uf, w.orderf, w.rankf, w.kappa, it * S * A, w.nmax)
+    if it >= 1000: return _UCRL3Sweep(order, rank, w.uf, w.orderf, w.rankf, w.kappa, w.nmax)
     kappa = 10.0 * (u[order[S - 1]] - u[order[0]]) / w.nmax ** (2.0 / 3.0) if w.nmax > 0 else np.inf
-    return _UCRL3Sweep(order, rank, u.copy(), order, rank, kappa, it * S * A, w.nmax)
+    return _UCRL3Sweep(order, rank, u.copy(), order, rank, kappa, w.nmax)
 
+# %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #223277c8
 @kernel
-def _ucrl3_pair(state, s, a, u, w):
-    "`_ucrl3_inner` of (s, a) on the state's arrays and the sweep's work: the loop's `inner` hook."
-    stamp = w.base + s * state.Q.shape[1] + a + 1
-    return _ucrl3_inner(state.Nsa, state.supp, state.nsupp, state.lb, state.ub, state.cst, state.mark_s, state.w_lb, state.w_ub, state.pin, state.pout,
-                        state.sl, s, a, u, w.order, w.rank, w.uf, w.orderf, w.rankf, w.kappa, state.prm.noss, stamp)
+def _ucrl3_sweep(state, u, it, w):
+    "A sweep's `Q = rt + max p . u` on UCRL3's sets restricted to NOSS's supports (the loop's `sweep` hook); returns its work."
+    w = _ucrl3_work(u, it, w)
+    order, rank, uf, orderf, rankf, kappa = w.order, w.rank, w.uf, w.orderf, w.rankf, w.kappa
+    Nsa, supp, nsupp, lb, ub, cst, mark_s = state.Nsa, state.supp, state.nsupp, state.lb, state.ub, state.cst, state.mark_s
+    w_lb, w_ub, pin, pout, sl, noss, Q, rt = state.w_lb, state.w_ub, state.pin, state.pout, state.sl, state.prm.noss, state.Q, state.rt
+    S, A = Q.shape
+    stamp = it * S * A
+    for s in range(S):
+        for a in range(A):
+            stamp += 1
+            Q[s, a] = rt[s, a] + _ucrl3_inner(Nsa, supp, nsupp, lb, ub, cst, mark_s, w_lb, w_ub, pin, pout, sl, s, a, u, order, rank, uf, orderf,
+                                              rankf, kappa, noss, stamp)
+    return w
 
 @kernel
 def _ucrl3_evi(state, eps, max_iter):
     "Warm-started extended value iteration with NOSS; returns the number of sweeps (negative: not converged)."
     state.mark_s[:] = -1
-    order = np.argsort(state.u)
-    w = _UCRL3Sweep(order, order, state.u.copy(), order, order, np.inf, 0, state.Nsa.max())
-    return _evi_loop(state, np.inf, eps, max_iter, _ucrl3_sweep, _ucrl3_pair, _evi_done, w)
+    none = np.empty(0, np.int64)                                # the first sweep fills in the work
+    w = _UCRL3Sweep(none, none, np.empty(0), none, none, np.inf, state.Nsa.max())
+    return _evi_loop(state, np.inf, eps, max_iter, _ucrl3_sweep, _evi_done, w)
 
 # %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #60c74bd4
 @kernel

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['KLUCRLParams', 'KLUCRL_FNS', 'kl_optimistic', 'KLUCRLContinuous']
 
-# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #68afeed6
+# %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #cbcb85a4
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number
-from colosseum_nb.agent.agents.infinite_horizon.ucrl2 import (UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS,
-    _evi_loop, _evi_done)
+from .ucrl2 import (UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_record,
+    _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _evi_done)
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #cee10e68
 @kernel

@@ -1,9 +1,11 @@
-"""PSRLEpisodic's two transition samplers side by side: the exact posterior sample (`transitions_sampling='dense'`,
+"""The two transition samplers of the posterior-sampling agents side by side: the exact posterior sample (`transitions_sampling='dense'`,
 Colosseum's) and the support sample (the default: each pair's observed next states and its unobserved mass drawn
-exactly, the unobserved mass spread evenly; see `colosseum_nb.agent.mdp_models.posterior_support_sample`).
+exactly, the unobserved mass spread evenly; see `colosseum_nb.agent.mdp_models.posterior_support_sample`), for
+`PSRLEpisodic` (the default `--agent`), `TSDEContinuous` or plain `PSRLContinuous` (`--agent PSRLContinuous`, run with
+`no_optimistic_sampling=True`: the optimistic variant's samples are another matter).
 
-On MDPs of the episodic-communicating benchmark (by default one instance per family, the largest MiniGridEmpty
-included), for seeds 0..N-1 (the MDP and the agent take the seed, as in the benchmark), both samplers run `--steps`
+On MDPs of the episodic-communicating benchmark for PSRLEpisodic, of the continuous-communicating one for the others (by
+default one instance per family, the largest grids included), for seeds 0..N-1 (the MDP and the agent take the seed, as in the benchmark), both samplers run `--steps`
 steps in `MDPLoop` with the benchmark's log every 100 steps and Colosseum's optimality stop, with the cached default
 hyperparameters, learning as in the main job. Printed per MDP and sampler, per step (final cumulative value / steps): the mean normalised behaviour regret
 (regret of the acting policy, exact), Colosseum's normalised indicator (the reported posterior-mean policy) and the realised
@@ -11,46 +13,50 @@ regret (not normalised), with the seeds' standard error, and the CPU seconds per
 warm-up run compiles first). The last lines give, over all (MDP, seed) cells, the mean difference support - dense of
 the normalised behaviour regret with a 95% bootstrap interval (cells resampled), and the total CPU ratio.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/psrl_support_sampling.py [--seeds 5] [--steps 500000] [--mdps NAME ...]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/psrl_support_sampling.py [--agent PSRLEpisodic] [--seeds 5] [--steps 500000] [--mdps NAME ...]
 """
 import os, time, argparse
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
 import numpy as np, pandas as pd
 from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
-from colosseum_nb.agent.agents.episodic import PSRLEpisodic
+from colosseum_nb.agent.agents import agent_class
 from colosseum_nb.utils import make_mdp_spec
 
 DEFAULT_MDPS = ('prms_3-MiniGridEmptyEpisodic', 'prms_3-SimpleGridEpisodic', 'prms_1-MiniGridRoomsEpisodic', 'prms_1-DeepSeaEpisodic',
                 'prms_1-TaxiEpisodic', 'prms_1-RiverSwimEpisodic', 'prms_0-FrozenLakeEpisodic')
+CONTINUOUS_MDPS = ('prms_1-SimpleGridContinuous', 'prms_2-MiniGridEmptyContinuous', 'prms_1-MiniGridRoomsContinuous', 'prms_0-SimpleGridContinuous',
+                   'prms_0-TaxiContinuous', 'prms_1-RiverSwimContinuous', 'prms_1-FrozenLakeContinuous')
 COLS = dict(behaviour='behaviour_normalized_cumulative_regret', colosseum='normalized_cumulative_regret', realised='realised_cumulative_regret')
 
-def one_run(mdp, mode, seed, T):
-    "Final log row values and CPU seconds of one run."
-    agent = PSRLEpisodic(seed, make_mdp_spec(mdp), T, **PSRLEpisodic._kwargs_from_parameters(PSRLEpisodic.get_default_parameters()),
-                         transitions_sampling=mode)
+def one_run(name, mdp, mode, seed, T):
+    "Final log row values and CPU seconds of one run of agent `name`."
+    cls = agent_class(name)
+    extra = dict(no_optimistic_sampling=True) if name == 'PSRLContinuous' else {}
+    agent = cls(seed, make_mdp_spec(mdp), T, **cls._kwargs_from_parameters(cls.get_default_parameters()), transitions_sampling=mode, **extra)
     c = time.process_time()
     _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)
     return {**{k: float(last[v]) / T for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}   # regrets per step
 
-def main(seeds, T, names):
-    mdps0 = dict(build_benchmark_mdps('episodic_communicating'))
+def main(agent, seeds, T, names):
+    setting = 'episodic_communicating' if agent == 'PSRLEpisodic' else 'continuous_communicating'
+    mdps0 = dict(build_benchmark_mdps(setting))
     names = [n for n in names if n in mdps0] or sorted(mdps0)
-    one_run(mdps0[names[0]], 'support', 0, 2000); one_run(mdps0[names[0]], 'dense', 0, 2000)   # compile
+    one_run(agent, mdps0[names[0]], 'support', 0, 2000); one_run(agent, mdps0[names[0]], 'dense', 0, 2000)   # compile
     rows = []
     for seed in range(seeds):
-        mdps = dict(build_benchmark_mdps('episodic_communicating', seed))
+        mdps = dict(build_benchmark_mdps(setting, seed))
         for n in names:
             for mode in ('dense', 'support'):
-                rows.append(dict(mdp=n, S=mdps[n].n_states, seed=seed, mode=mode, **one_run(mdps[n], mode, seed, T)))
+                rows.append(dict(mdp=n, S=mdps[n].n_states, seed=seed, mode=mode, **one_run(agent, mdps[n], mode, seed, T)))
                 print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
-def report(df, T):
+def report(df, T, agent):
     g = df.groupby(['mdp', 'mode'])
     t = g[['behaviour', 'colosseum', 'realised', 'cpu_s']].mean().unstack('mode')
     se = g.behaviour.sem().unstack('mode').add_prefix('se ')
-    print(f"\n== PSRLEpisodic, dense (exact) vs support sampler: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
+    print(f"\n== {agent}, dense (exact) vs support sampler: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
     with pd.option_context('display.width', 200, 'display.precision', 4): print(pd.concat([t, se], axis=1).to_string())
     w = df.pivot_table(index=['mdp', 'seed'], columns='mode', values='behaviour')
     d = (w['support'] - w['dense']).to_numpy()
@@ -63,8 +69,9 @@ def report(df, T):
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--seeds', type=int, default=5); ap.add_argument('--steps', type=int, default=500_000)
-    ap.add_argument('--mdps', nargs='*', default=list(DEFAULT_MDPS)); ap.add_argument('--csv', default=None)
+    ap.add_argument('--agent', default='PSRLEpisodic', choices=('PSRLEpisodic', 'TSDEContinuous', 'PSRLContinuous'))
+    ap.add_argument('--mdps', nargs='*', default=None); ap.add_argument('--csv', default=None)
     a = ap.parse_args()
-    df = main(a.seeds, a.steps, a.mdps)
+    df = main(a.agent, a.seeds, a.steps, a.mdps or list(DEFAULT_MDPS if a.agent == 'PSRLEpisodic' else CONTINUOUS_MDPS))
     if a.csv: df.to_csv(a.csv, index=False)
-    report(df, a.steps)
+    report(df, a.steps, a.agent)

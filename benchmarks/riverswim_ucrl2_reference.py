@@ -1,5 +1,5 @@
 """Our UCRL2-family agents against a reference implementation of the same algorithms (vanilla UCRL2 by default; `--agent UCRL2B`
-for UCRL2B, `--agent KLUCRL` for KL-UCRL, `--agent UCRL3` for UCRL3), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
+for UCRL2B, `--agent KLUCRL` for KL-UCRL, `--agent UCRL3` for UCRL3, `--agent PSRL` for posterior sampling), on the 6-state RiverSwim of the literature, with the three regrets side by side: Colosseum's indicator (`cumulative_regret`, the regret of the policy an agent reports), the
 behaviour regret (the exact expected regret of the policy it acts with) and the realised regret (t g* - the rewards).
 
 The MDP: 6 states, the agent starts in the left one; "left" moves one state left (stays in state 0) with reward 0.05 in state 0;
@@ -34,6 +34,13 @@ The reference has one policy, the one it acts with, so its three regrets are com
   empirical one, and it is optimistic only by moving mass to unobserved states. `--agent KLUCRL_FIXED` runs the same reference
   with that one line corrected (its module's `search_up` replaced by its own `search_down`, which finds the root), against the
   same agent of ours. The references' regrets are computed as UCRL2B's.
+* `--agent PSRL`: ours plain `PSRLContinuous(no_optimistic_sampling=True, transitions_prior_prms=[1], rewards_prior_prms=[0.5, 1,
+  1, 1], transitions_sampling='dense')` (the exact Dirichlet posterior sample, the planner `TSDEContinuous` shares), the
+  reference `statisticalrl_learners.MDPs_discrete.PSRL.PSRL(nS=6, nA=2, delta=0.05)`: the same `Dirichlet(1 + N)` transition
+  posterior and doubling episodes, one sample per episode; its rewards are drawn from a Beta posterior (fractional Bernoulli
+  updates, prior Beta(1, 1)) where ours are Normal-Inverse-Gamma with prior mean 0.5, and it plans by average-reward value
+  iteration to precision 1/t where ours maximises the discounted value (gamma 0.99). `--agent PSRL-SUPPORT` runs ours with the
+  support sampler (`transitions_sampling='support'`, the default), against the same reference.
 
 Printed: the mean final regrets with 95% percentile-bootstrap confidence intervals over seeds (10,000 resamples), and two
 checks: the two agents' intervals overlap, for the realised regrets and for the behaviour regrets (with the p-value of a
@@ -48,7 +55,7 @@ The reference is a benchmark-only dependency, never a runtime one. It pins old v
 numpy, so install it without its dependencies:
 
     .venv/bin/pip install --no-deps statisticalRL-learners==2.2507
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|KLUCRL|KLUCRL_FIXED|UCRL3|UCRL3-NOSS] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/riverswim_ucrl2_reference.py [--agent UCRL2|UCRL2B|KLUCRL|KLUCRL_FIXED|UCRL3|UCRL3-NOSS|PSRL|PSRL-SUPPORT] [--seeds 20] [--steps 100000] [--log-every 1000] [--workers 2] [--out FILE.csv]
 """
 import os, sys, time
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -58,10 +65,15 @@ import numpy as np
 import pandas as pd
 from colosseum_nb.mdp.custom_mdp import CustomContinuous
 from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BContinuous, UCRL3Continuous
-from colosseum_nb.agent.agents.infinite_horizon import KLUCRLContinuous
+from colosseum_nb.agent.agents.infinite_horizon import KLUCRLContinuous, PSRLContinuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
 from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
+
+def _plain_psrl(seed, spec, T, sampling):
+    "Plain PSRL with the reference's transition prior (pseudo-count 1) and a reward prior of mean 0.5, as its Beta(1, 1)."
+    return PSRLContinuous(seed=seed, mdp_specs=spec, optimization_horizon=T, no_optimistic_sampling=True, transitions_prior_prms=[1.0],
+                          rewards_prior_prms=[0.5, 1, 1, 1], transitions_sampling=sampling, reference_compatible=False)
 
 CURVES = ('cumulative_regret', 'behaviour_cumulative_regret', 'realised_cumulative_regret')
 HERE = Path(__file__).parent
@@ -78,6 +90,8 @@ AGENTS = {   # name -> (our agent from (seed, spec, steps), the reference's modu
               'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
     'UCRL3-NOSS': (lambda seed, spec, T: UCRL3Continuous(seed=seed, mdp_specs=spec, optimization_horizon=T, alpha_p=1, alpha_r=1, delta=0.05, support='noss'),
                    'statisticalrl_learners.MDPs_discrete.UCRL3', 'UCRL3'),
+    'PSRL': (lambda seed, spec, T: _plain_psrl(seed, spec, T, 'dense'), 'statisticalrl_learners.MDPs_discrete.PSRL', 'PSRL'),
+    'PSRL-SUPPORT': (lambda seed, spec, T: _plain_psrl(seed, spec, T, 'support'), 'statisticalrl_learners.MDPs_discrete.PSRL', 'PSRL'),
 }
 
 def river_swim(seed=0):

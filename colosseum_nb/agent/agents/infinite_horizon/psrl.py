@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PSRLContinuousParams', 'PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f7f347d4
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c0aa556c
 import numpy as np
 from collections import namedtuple
 import gin
@@ -15,7 +15,8 @@ from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, gamma_ziggurat, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
-                                           mean_discounted_vi, evaluate_policy_rows, _mp_stop)
+                                           mean_discounted_vi, evaluate_policy_rows, _mp_stop, posterior_support_sample)
+from ..episodic.psrl import transitions_sampling_mode
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e4daad2b
 def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
@@ -26,23 +27,23 @@ def psrl_constants(S:int, A:int, T:int, # sizes and optimisation horizon
     eta = max(5.0, min(10.0 * S, eta_weight * (np.sqrt(T * S / A) + 12 * omega * S ** 4)))
     return psi, omega, kappa, eta
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f565a901
-PSRLContinuousParams = namedtuple('PSRLContinuousParams', 'psi eta omega kappa gamma c plan_tol reference optimistic min_steps r_max truncate log4s policy_tol')
-PSRLContinuousParams.__doc__ = "The scalar parameters of a `PSRLContinuous` agent (floats, the ints `psi` and `min_steps`, and the bools `reference`, `optimistic`, `truncate`)."
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #bb485685
+PSRLContinuousParams = namedtuple('PSRLContinuousParams', 'psi eta omega kappa gamma c plan_tol reference optimistic min_steps r_max truncate log4s policy_tol support')
+PSRLContinuousParams.__doc__ = "The scalar parameters of a `PSRLContinuous` agent (floats, the ints `psi` and `min_steps`, and the bools `reference`, `optimistic`, `truncate`, `support`)."
 PSRLContinuousState = namedtuple('PSRLContinuousState', 'nig N Nsa supp nsupp nu slot P pm mass zs Rt V Q Vp Qp prm '
                                  'stale ep_steps n_slots plans sweeps solver_failures first_failure t zig bstale')
 PSRLContinuousState.__doc__ = "The data of a `PSRLContinuous` agent (arrays, its `PSRLContinuousParams` and one-element counters), read by the kernels by name."
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #785ec550
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #cfe174c3
 @kernel
 def _psrlc_policy_rows(state, pa, pj):
-    "Compact rows `(rp, cols, probs, r, dg)` of the chain of the extended policy `(pa, pj)` (see `evaluate_policy_rows`)."
+    "Compact rows `(rp, cols, probs, r, dg, wu)` of the chain of the extended policy `(pa, pj)` (see `evaluate_policy_rows`); `wu`: uniform parts."
     Nsa, supp, nsupp, slot, P, pm, mass, zs, Rt = state.Nsa, state.supp, state.nsupp, state.slot, state.P, state.pm, state.mass, state.zs, state.Rt
     S, A, psi = Nsa.shape[0], Nsa.shape[1], P.shape[1]
-    gamma, ref = state.prm.gamma, state.prm.reference
+    gamma, ref, sup = state.prm.gamma, state.prm.reference, state.prm.support
     cap = 0
     for s in range(S): cap += nsupp[s, pa[s]] + 1 if slot[s, pa[s]] < 0 else S
-    rp, cols, probs, rr, dg = np.empty(S + 1, np.int64), np.empty(cap, np.int64), np.empty(cap), np.empty(S), np.empty(S)
+    rp, cols, probs, rr, dg, wu = np.empty(S + 1, np.int64), np.empty(cap, np.int64), np.empty(cap), np.empty(S), np.empty(S), np.zeros(S)
     n = 0
     for s in range(S):
         a, j = pa[s], pj[s]
@@ -50,11 +51,12 @@ def _psrlc_policy_rows(state, pa, pj):
         rr[s] = Rt[s, (a * psi + j) % A] if ref else Rt[s, a]
         rp[s], d = n, 0.0
         if sl < 0:
+            if sup and nsupp[s, a] < S: wu[s] = mass[s, a] / (S - nsupp[s, a])
             for kk in range(nsupp[s, a]):
-                i, p = supp[s, a, kk], pm[s, a, kk]
+                i, p = supp[s, a, kk], pm[s, a, kk] - wu[s]
                 if i == s: d += p
-                elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
-            i, p = zs[s, a, j], mass[s, a]
+                elif p != 0.0: cols[n] = i; probs[n] = p; n += 1
+            i, p = zs[s, a, j], 0.0 if sup else mass[s, a]
             if i == s: d += p
             elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
         else:
@@ -64,29 +66,45 @@ def _psrlc_policy_rows(state, pa, pj):
                 elif p > 0.0: cols[n] = i; probs[n] = p; n += 1
         dg[s] = 1.0 - gamma * d
     rp[S] = n
-    return rp, cols, probs, rr, dg
+    return rp, cols, probs, rr, dg, wu
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #d9f9bc09
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ca7633f6
+@kernel
+def _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol, max_sweeps):
+    "Turn `V = B^-1 r` (from `evaluate_policy_rows`) into the values of the chain with the uniform parts `wu` added (Sherman-Morrison)."
+    Y = np.zeros(V.shape[0])
+    big = evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol, max_sweeps)
+    sigma = V.sum() / (1.0 - gamma * Y.sum())
+    if big > 0 and abs(gamma * sigma) > 1.0:   # the sweeps of large components leave errors up to `tol` in Y, which gamma sigma multiplies
+        evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol / abs(gamma * sigma), max_sweeps)
+        sigma = V.sum() / (1.0 - gamma * Y.sum())
+    for s in range(V.shape[0]): V[s] += gamma * sigma * Y[s]
+
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #b6b3d97a
 @kernel
 def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
     Nsa, supp, nsupp, slot, P, pm, mass, zs, Rt, V, Q = (state.Nsa, state.supp, state.nsupp, state.slot, state.P, state.pm, state.mass,
                                                         state.zs, state.Rt, state.V, state.Q)
     S, A, psi = Nsa.shape[0], Nsa.shape[1], P.shape[1]
-    gamma, tol, ref = state.prm.gamma, state.prm.plan_tol, state.prm.reference
+    gamma, tol, ref, sup = state.prm.gamma, state.prm.plan_tol, state.prm.reference, state.prm.support
     Vn, pa, pj = np.empty(S), np.zeros(S, np.int64), np.zeros(S, np.int64)
     for it in range(max_iter):
-        lo, hi = np.inf, -np.inf
+        lo, hi, tot = np.inf, -np.inf, V.sum()
         for s in range(S):
             best = -np.inf
             for a in range(A):
                 sl = slot[s, a]
                 qa, ja = -np.inf, 0
                 if sl < 0:
-                    base = 0.0
-                    for kk in range(nsupp[s, a]): base += pm[s, a, kk] * V[supp[s, a, kk]]
+                    base, seen = 0.0, 0.0
+                    for kk in range(nsupp[s, a]):
+                        x = V[supp[s, a, kk]]; base += pm[s, a, kk] * x; seen += x
                     m = mass[s, a]
-                    if ref:
+                    if sup:
+                        if nsupp[s, a] < S: base += m * (tot - seen) / (S - nsupp[s, a])
+                        qa = Rt[s, a] + gamma * base
+                    elif ref:
                         for j in range(psi):
                             q = Rt[s, (a * psi + j) % A] + gamma * (base + m * V[zs[s, a, j]])
                             if q > qa: qa, ja = q, j
@@ -108,11 +126,12 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
             lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
-        rp, cols, probs, rr, dg = _psrlc_policy_rows(state, pa, pj)
+        rp, cols, probs, rr, dg, wu = _psrlc_policy_rows(state, pa, pj)
         evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
+        if sup: _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
     return -max_iter
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #17484b6a
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1311d425
 @kernel
 def _psrlc_sample(state):
     "Draw the rewards and the transition samples of the extended MDP."
@@ -126,6 +145,7 @@ def _psrlc_sample(state):
     if trunc:
         for s in range(S):
             for a in range(A): Rt[s, a] = min(Rt[s, a], r_max)
+    if prm.support: return posterior_support_sample(N, supp, nsupp, c, pm, mass)
     st = rng_from_numba()
     zsh = np.empty(psi if ref else 0, np.int64)
     for j in range(zsh.shape[0]): zsh[j], st = rng_integer(st, S)
@@ -207,7 +227,7 @@ PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_s
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1018bb75
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #9b4cd01f
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -232,7 +252,8 @@ class PSRLContinuous(KernelAgent):
                  truncate_reward_with_max:bool=False, # clip sampled mean rewards at the largest reward
                  min_steps_before_new_episode:int=0, # an episode lasts at least this many steps
                  max_psi:int=60, # largest number of samples per pair
-                 reference_compatible:bool=None # reproduce Colosseum's model (`None`: the package setting)
+                 reference_compatible:bool=None, # reproduce Colosseum's model (`None`: the package setting)
+                 transitions_sampling:str=None # plain PSRL's sampler: 'support' (aggregated unobserved mass) or 'dense' (exact, Colosseum's); `None`: 'dense' in reference-compatible mode, else 'support'
                 ):
         S, A = mdp_specs.n_states, mdp_specs.n_actions
         tp = [1.0 / S] if transitions_prior_prms is None else list(transitions_prior_prms)
@@ -242,7 +263,8 @@ class PSRLContinuous(KernelAgent):
                          transitions_prior_prms=tp, psi_weight=psi_weight, omega_weight=omega_weight, kappa_weight=kappa_weight,
                          eta_weight=eta_weight, p=p, no_optimistic_sampling=no_optimistic_sampling,
                          truncate_reward_with_max=truncate_reward_with_max,
-                         min_steps_before_new_episode=min_steps_before_new_episode, max_psi=max_psi)
+                         min_steps_before_new_episode=min_steps_before_new_episode, max_psi=max_psi,
+                         transitions_sampling=transitions_sampling_mode(transitions_sampling or ('dense' if is_reference_compatible(reference_compatible) else 'support')))
         nig, c = init_nig(S, A, rewards_prior_prms), dirichlet_prior(tp)
         w = {n: check_number(n, v, 0, low_open=True) for n, v in
              dict(psi_weight=psi_weight, omega_weight=omega_weight, kappa_weight=kappa_weight).items()}
@@ -254,13 +276,15 @@ class PSRLContinuous(KernelAgent):
         self.optimistic = not no_optimistic_sampling and S * S * A <= 6_000_000
         psi, omega, kappa, eta = psrl_constants(S, A, T, **w, p=p, max_psi=max_psi)
         if not self.optimistic: psi, eta = 1, 0.0
+        self.support = support = not self.optimistic and self.hyperparameters['transitions_sampling'] == 'support'
         self.psi, self.omega, self.kappa, self.eta = psi, omega, kappa, eta
-        K = S * A if not self.optimistic else min(S * A, int(T / eta) + 1)
+        K = 0 if support else S * A if not self.optimistic else min(S * A, int(T / eta) + 1)
         if K * psi * S * 8 > 4 * 2 ** 30:
             raise ValueError(f"the transition samples would need {K * psi * S * 8 / 2 ** 30:.1f} GiB ({K} pairs x psi={psi} x S={S}); lower psi_weight or max_psi")
         prm = PSRLContinuousParams(psi=int(psi), eta=float(eta), omega=float(omega), kappa=float(kappa), gamma=_GAMMA, c=float(c), plan_tol=_PLAN_TOL,
                                    reference=bool(ref), optimistic=bool(self.optimistic), min_steps=min_steps, r_max=float(mdp_specs.r_max),
-                                   truncate=bool(truncate_reward_with_max), log4s=float(np.log(4 * S)), policy_tol=_POLICY_TOL)
+                                   truncate=bool(truncate_reward_with_max), log4s=float(np.log(4 * S)), policy_tol=_POLICY_TOL,
+                                   support=bool(support))
         counters = dict(stale=1, ep_steps=0, n_slots=0, plans=0, sweeps=0, solver_failures=0, first_failure=-1, t=0, bstale=1)
         state = PSRLContinuousState(nig, *init_counts(S, A), np.zeros((S, A)), np.full((S, A), -1, np.int64), np.zeros((K, psi, S)),
                  np.zeros((S, A, S)), np.ones((S, A)), np.zeros((S, A, psi), np.int64), np.zeros((S, A)),

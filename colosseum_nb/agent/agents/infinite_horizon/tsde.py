@@ -30,7 +30,7 @@ def _tsde_episode_end_update(state):
 
 TSDE_FNS = PSRL_CONTINUOUS_FNS._replace(is_episode_end=_tsde_is_episode_end, episode_end_update=_tsde_episode_end_update)
 
-# %% ../../../../nbs/05n_agent.agents.infinite_horizon.tsde.ipynb #a4d7eb5f
+# %% ../../../../nbs/05n_agent.agents.infinite_horizon.tsde.ipynb #df724ec5
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class TSDEContinuous(PSRLContinuous):
     "Thompson sampling with dynamic episodes (Ouyang et al., 2017): posterior sampling for average-reward MDPs."
@@ -41,12 +41,14 @@ class TSDEContinuous(PSRLContinuous):
                  mdp_specs, # the MDP specification (`make_mdp_spec(mdp)`)
                  optimization_horizon:int, # T, the number of steps of the experiment
                  rewards_prior_mean:float=0.5, # mu of the Normal-Inverse-Gamma prior [mu, 1, 1, 1] of the mean rewards
-                 transitions_prior:float=None # c, the Dirichlet pseudo-count of every next state (> 0; default 1/S)
+                 transitions_prior:float=None, # c, the Dirichlet pseudo-count of every next state (> 0; default 1/S)
+                 transitions_sampling:str='support' # 'support' (aggregated unobserved mass) or 'dense' (the exact posterior sample)
                 ):
         c = 1.0 / mdp_specs.n_states if transitions_prior is None else check_number('transitions_prior', transitions_prior, 0, low_open=True)
         super().__init__(seed, mdp_specs, optimization_horizon, rewards_prior_prms=(check_number('rewards_prior_mean', rewards_prior_mean), 1, 1, 1),
-                         transitions_prior_prms=(c,), no_optimistic_sampling=True, reference_compatible=False)
-        self.hyperparameters = dict(rewards_prior_mean=rewards_prior_mean, transitions_prior=c)
+                         transitions_prior_prms=(c,), no_optimistic_sampling=True, reference_compatible=False,
+                         transitions_sampling=transitions_sampling)
+        self.hyperparameters = dict(rewards_prior_mean=rewards_prior_mean, transitions_prior=c, transitions_sampling=transitions_sampling)
         self.numba_agent = NumbaAgent(TSDE_FNS, TSDEState(*self.numba_agent.state, prev_len=np.zeros(1, np.int64)))
 
     @classmethod

@@ -506,7 +506,9 @@ class FreshWorkerProcess(ProcessInterface):
 
     async def start(self):
         spec = {'cls': 'distributed.Nanny', 'opts': {'nthreads': 1, 'name': self.name, 'env': self.env}}
-        env = {**os.environ, **self.env, 'PYTHONPATH': _import_path(), 'DASK_LOGGING__DISTRIBUTED': 'error'}
+        # dask logs only critical messages here: when the cluster closes, the heartbeat of a worker it has just retired can race the
+        # scheduler's shutdown and print a traceback that is no error of the job (failed runs reach the job through their futures)
+        env = {**os.environ, **self.env, 'PYTHONPATH': _import_path(), 'DASK_LOGGING__DISTRIBUTED': 'critical'}
         self.process = await asyncio.create_subprocess_exec(sys.executable, '-m', 'distributed.cli.dask_spec', self.scheduler,
                                                             '--spec', json.dumps(spec), env=env, stdin=asyncio.subprocess.DEVNULL)
         await super().start()

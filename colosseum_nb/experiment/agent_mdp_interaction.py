@@ -6,7 +6,7 @@
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
            'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'default_loop_seed', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #6a58a424
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #4183fb1c
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 import uuid
 import distributed
 import scipy.sparse as sps
-from scipy.sparse.csgraph import reverse_cuthill_mckee
+from scipy.sparse.csgraph import reverse_cuthill_mckee, breadth_first_order
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c7249baa
 _TOL, _MAX_ITER = 1e-12, 100_000
@@ -306,7 +306,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #9ef5d3b1
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #a2b71b96
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -320,14 +320,19 @@ def _band(ptr, nxt, A, rank):
     src = np.repeat(np.arange(len(ptr) - 1) // A, np.diff(ptr))
     return int(np.abs(rank[src] - rank[nxt]).max(initial=0))
 
-def _band_order(ptr, nxt, S, A)->np.ndarray:
-    "A relabelling of the states (new label -> state) narrowing the band of the transition graph (reverse Cuthill-McKee), or the identity."
+def _band_order(ptr, nxt, S, A, starts=32)->np.ndarray:
+    "A relabelling of the states (new label -> state) narrowing the band of the transition graph: the narrowest of the identity, reverse Cuthill-McKee and reversed breadth-first orders from `starts` spread states."
     src = np.repeat(np.arange(S * A) // A, np.diff(ptr))
     G = sps.csr_matrix((np.ones(len(nxt)), (src, nxt)), shape=(S, S))
-    order = np.asarray(reverse_cuthill_mckee((G + G.T).tocsr(), symmetric_mode=True), np.int64)
-    rank = np.empty(S, np.int64); rank[order] = np.arange(S)
-    ident = np.arange(S, dtype=np.int64)
-    return order if _band(ptr, nxt, A, rank) < _band(ptr, nxt, A, ident) else ident
+    G = (G + G.T).tocsr()
+    cands = [np.arange(S, dtype=np.int64), np.asarray(reverse_cuthill_mckee(G, symmetric_mode=True), np.int64)]
+    for st in np.unique(np.linspace(0, S - 1, starts).astype(np.int64)):
+        o = breadth_first_order(G, st, directed=False, return_predecessors=False)
+        if len(o) == S: cands.append(np.asarray(o[::-1], np.int64))
+    def band(order):
+        rank = np.empty(S, np.int64); rank[order] = np.arange(S)
+        return _band(ptr, nxt, A, rank)
+    return min(cands, key=band)   # the first narrowest: the identity, then reverse Cuthill-McKee, win ties
 
 def _relabelled(sp, R, order)->tuple:
     "The sparse form `(ptr, nxt, prob, R)` with state `order[i]` relabelled `i` (the same arrays' values for the identity)."

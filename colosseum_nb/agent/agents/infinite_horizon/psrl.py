@@ -80,7 +80,7 @@ def _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol, max_sweeps):
         sigma = V.sum() / (1.0 - gamma * Y.sum())
     for s in range(V.shape[0]): V[s] += gamma * sigma * Y[s]
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #b6b3d97a
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ccce7afb
 @kernel
 def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
@@ -90,7 +90,7 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     gamma, tol, ref, sup = state.prm.gamma, state.prm.plan_tol, state.prm.reference, state.prm.support
     Vn, pa, pj = np.empty(S), np.zeros(S, np.int64), np.zeros(S, np.int64)
     for it in range(max_iter):
-        lo, hi, tot = np.inf, -np.inf, V.sum()
+        lo, hi, tot = np.inf, -np.inf, V.sum() if sup else 0.0   # sum(V): only the support sampler's uniform part needs it
         for s in range(S):
             best = -np.inf
             for a in range(A):
@@ -98,8 +98,11 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
                 qa, ja = -np.inf, 0
                 if sl < 0:
                     base, seen = 0.0, 0.0
-                    for kk in range(nsupp[s, a]):
-                        x = V[supp[s, a, kk]]; base += pm[s, a, kk] * x; seen += x
+                    if sup:
+                        for kk in range(nsupp[s, a]):
+                            x = V[supp[s, a, kk]]; base += pm[s, a, kk] * x; seen += x
+                    else:
+                        for kk in range(nsupp[s, a]): base += pm[s, a, kk] * V[supp[s, a, kk]]
                     m = mass[s, a]
                     if sup:
                         if nsupp[s, a] < S: base += m * (tot - seen) / (S - nsupp[s, a])

@@ -45,7 +45,7 @@ def _opsrl_sample_numpy(state):
                 state.Rj[s, a, j] = prm.lo + prm.span * x / (x + y)
             o += n
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #31f22df9
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #aca5735f
 _ZKI = _ZK.astype(np.int64)   # the ziggurat's thresholds as signed integers (all below 2**53)
 _M52 = 0x000fffffffffffff
 
@@ -66,6 +66,14 @@ def _mt_fast(bits, d, c, G, m, J):
             G[e, j] = de * v * v * v if ok else -1.0
 
 @kernel
+def _squeeze2(u, y, d):
+    "Whether `log u < d (1 - v + log v) + x^2 / 2` (`y = c x`, `v = (1 + y)^3`) holds by bounds alone (no logarithm)."
+    w, ym = u - 1.0, min(y, 0.0)
+    y2, ym2, q = y * y, ym * ym, 1.0 + ym
+    q2 = q * q
+    return w * (1.0 - w * (0.5 - w * (1.0 / 3.0))) < d * (0.6 * ym2 * ym2 * ym / (q2 * q2 * q) - 0.75 * y2 * y2)
+
+@kernel
 def _mt_finish(st, d, c, r1, r2):
     "The draw of `Gamma(d + 1/3)` whose first attempt, from the 64-bit numbers `r1`, `r2`, the fast tests did not accept; (draw, state)."
     r = np.int64(r1 >> np.uint64(1))
@@ -79,7 +87,7 @@ def _mt_finish(st, d, c, r1, r2):
     if v > 0.0:
         v, x2 = v * v * v, x * x
         u = (float(np.int64(r2 >> np.uint64(11))) + 0.5) * (1.0 / 9007199254740992.0)
-        if u < 1.0 - 0.0331 * x2 * x2 or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)): return d * v, st
+        if u < 1.0 - 0.0331 * x2 * x2 or _squeeze2(u, c * x, d) or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)): return d * v, st
     return _mt_gamma(st, d, c)
 
 @kernel
@@ -99,44 +107,62 @@ def gamma_block(st, # generator state
                 G[e, j], st = _mt_finish(st, d[e], c[e], bits[i], bits[i + 1])
     return st
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #d51336c2
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #55e2717f
+_MT_C = 1.0 / np.sqrt(9.0 * (np.arange(4096) - 1.0 / 3.0))   # Marsaglia and Tsang's c of the integer shapes (entry 0 unused)
+
 @kernel
-def _pair_shapes(Nsa_row, supp_row, n, succ, fail, n0, D, C):
-    "Marsaglia and Tsang's constants of the rows of a pair's block: the ghost (if `n > 0`), the `n` observed next states, the reward's two shapes; the number of rows."
-    m = 0
-    if n > 0: D[0], C[0], _ = gamma_constants(n0 + 1.0 if n0 < 1.0 else n0); m = 1
-    for k in range(n): D[m + k], C[m + k], _ = gamma_constants(Nsa_row[supp_row[k]])
-    m += n
-    D[m], C[m], _ = gamma_constants(1.0 + succ)
-    D[m + 1], C[m + 1], _ = gamma_constants(1.0 + fail)
-    return m + 2
+def _mt_constants(a, D, C, e):
+    "Write `gamma_constants(a)[:2]` (a >= 1) into row `e` of `D`, `C`, from the table for integer shapes."
+    D[e] = a - 1.0 / 3.0
+    C[e] = _MT_C[np.int64(a)] if a < 4096.0 and a == np.floor(a) else 1.0 / np.sqrt(9.0 * D[e])
+
+@kernel
+def _pair_shapes(Nsa_row, supp_row, n, succ, fail, n0, D, C, e):
+    "Constants of a pair's rows from row `e`: the ghost (if `n > 0`), the `n` observed next states, the reward's two shapes; the next free row."
+    if n > 0:
+        _mt_constants(n0 + 1.0 if n0 < 1.0 else n0, D, C, e); e += 1
+    for k in range(n): _mt_constants(Nsa_row[supp_row[k]], D, C, e + k)
+    _mt_constants(1.0 + succ, D, C, e + n); _mt_constants(1.0 + fail, D, C, e + n + 1)
+    return e + n + 2
+
+@kernel
+def _pair_store(st, G, e, n, J, n0, lo, span, Wg_row, Rj_row, W, o, cs, supp_row):
+    "Store the pair's samples from its rows `e, e + 1, ...` of `G` (its weights into rows `o, o + 1, ...` of `W`); (next row of `G`, state)."
+    if n == 0:
+        for j in range(J): Wg_row[j] = 1.0
+    else:
+        if n0 < 1.0:
+            for j in range(J):
+                u, st = rng_uniform(st); G[e, j] *= np.exp(np.log(u) / n0)
+        for j in range(J):
+            tot = G[e, j]
+            for k in range(n): tot += G[e + 1 + k, j]
+            inv = 1.0 / tot
+            Wg_row[j] = G[e, j] * inv
+            for k in range(n): W[o + k, j] = G[e + 1 + k, j] * inv
+        for k in range(n): cs[o + k] = supp_row[k]
+        e += n + 1
+    for j in range(J): Rj_row[j] = lo + span * G[e, j] / (G[e, j] + G[e + 1, j])
+    return e + 2, st
 
 @kernel
 def _opsrl_sample_fast(state):
-    prm, G, W, cs = state.prm, state.G, state.W, state.cs
-    S, A, J = state.Nr.shape[0], state.Nr.shape[1], prm.J
-    st, o = rng_from_numba(), 0
-    for s in range(S):
-        for a in range(A):
-            n, succ = state.nsupp[s, a], state.Rs[s, a]
-            m = _pair_shapes(state.N[s, a], state.supp[s, a], n, succ, state.Nr[s, a] - succ, prm.n0, state.D, state.C)
-            st = gamma_block(st, state.D, state.C, G, m, J, state.bits)
-            for j in range(J): state.Rj[s, a, j] = prm.lo + prm.span * G[m - 2, j] / (G[m - 2, j] + G[m - 1, j])
-            state.off[s, a] = o
-            if n == 0:
-                for j in range(J): state.Wg[s, a, j] = 1.0
-                continue
-            if prm.n0 < 1.0:
-                for j in range(J):
-                    u, st = rng_uniform(st); G[0, j] *= np.exp(np.log(u) / prm.n0)
-            for j in range(J):
-                tot = G[0, j]
-                for k in range(n): tot += G[1 + k, j]
-                inv = 1.0 / tot
-                state.Wg[s, a, j] = G[0, j] * inv
-                for k in range(n): W[o + k, j] = G[1 + k, j] * inv
-            for k in range(n): cs[o + k] = state.supp[s, a, k]
-            o += n
+    prm, G, nsupp = state.prm, state.G, state.nsupp
+    S, A, J, R = state.Nr.shape[0], state.Nr.shape[1], prm.J, state.G.shape[0]
+    st, o, p = rng_from_numba(), 0, 0
+    while p < S * A:
+        q, e = p, 0
+        while q < S * A and (q == p or e + nsupp[q // A, q % A] + 3 <= R):   # the chunk's pairs and their constants
+            s, a = q // A, q % A; succ = state.Rs[s, a]
+            e = _pair_shapes(state.N[s, a], state.supp[s, a], nsupp[s, a], succ, state.Nr[s, a] - succ, prm.n0, state.D, state.C, e)
+            q += 1
+        st = gamma_block(st, state.D, state.C, G, e, J, state.bits)
+        e = 0
+        for i in range(p, q):
+            s, a = i // A, i % A; state.off[s, a] = o
+            e, st = _pair_store(st, G, e, nsupp[s, a], J, prm.n0, prm.lo, prm.span, state.Wg[s, a], state.Rj[s, a], state.W, o, state.cs, state.supp[s, a])
+            o += nsupp[s, a]
+        p = q
 
 @kernel
 def _opsrl_sample(state):
@@ -217,15 +243,15 @@ def _opsrl_policy(state, pi):
 OPSRL_EPISODIC_FNS = NumbaAgentFns(_opsrl_before_start, _opsrl_select, _opsrl_step_update, terminal_is_episode_end,
                                    _opsrl_episode_end_update, _opsrl_policy, episode_q_behaviour)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #a1bf70bf
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #1af89ff4
 MAX_SAMPLE_WEIGHTS = 64_000_000   # entries of the sampled weights W (8 bytes each)
 
 def _opsrl_arrays(S:int, A:int, J:int)->tuple:
     "The sample arrays `W, Wg, Rj, off, cs, G, D, C, bits` of J samples in lanes of a multiple of 8 (rewards of the spare lanes `-inf`)."
-    L = -(-J // 8) * 8
+    L, R = -(-J // 8) * 8, max(S + 3, 512)   # lanes; rows of a chunk of draws (at least one pair's)
     Rj = np.zeros((S, A, L)); Rj[..., J:] = -np.inf
     return (np.zeros((S * A * S, L)), np.zeros((S, A, L)), Rj, np.zeros((S, A), np.int64), np.zeros(S * A * S, np.int64),
-            np.zeros((S + 3, L)), np.zeros(S + 3), np.zeros(S + 3), np.zeros(2 * (S + 3) * L, np.uint64))
+            np.zeros((R, L)), np.zeros(R), np.zeros(R), np.zeros(2 * R * L, np.uint64))
 
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')
 class OPSRLEpisodic(KernelAgent):

@@ -107,8 +107,8 @@ def gamma_block(st, # generator state
                 G[e, j], st = _mt_finish(st, d[e], c[e], bits[i], bits[i + 1])
     return st
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #55e2717f
-_MT_C = 1.0 / np.sqrt(9.0 * (np.arange(4096) - 1.0 / 3.0))   # Marsaglia and Tsang's c of the integer shapes (entry 0 unused)
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #4ba01a82
+_MT_C = np.append(np.nan, 1.0 / np.sqrt(9.0 * (np.arange(1, 4096) - 1.0 / 3.0)))   # Marsaglia and Tsang's c of the integer shapes (entry 0 unused)
 
 @kernel
 def _mt_constants(a, D, C, e):

@@ -11,7 +11,7 @@ with the seeds' standard error, and the CPU seconds per run (`time.process_time`
 lines give, over all (MDP, seed) cells, the mean difference fast - numpy of the normalised behaviour regret with a 95%
 bootstrap interval (cells resampled), and the total CPU ratio.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/opsrl_sampler_regret.py [--seeds 10] [--steps 50000] [--mdps NAME ...] [--csv FILE]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/opsrl_sampler_regret.py [--seeds 20] [--steps 30000] [--mdps NAME ...] [--csv FILE]
 """
 import os, time, argparse
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -62,7 +62,7 @@ def report(df, T):
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--seeds', type=int, default=10); ap.add_argument('--steps', type=int, default=50_000)
+    ap.add_argument('--seeds', type=int, default=20); ap.add_argument('--steps', type=int, default=30_000)
     ap.add_argument('--mdps', nargs='*', default=None); ap.add_argument('--csv', default=None)
     a = ap.parse_args()
     df = main(a.seeds, a.steps, a.mdps or list(DEFAULT_MDPS))

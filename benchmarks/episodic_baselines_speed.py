@@ -10,11 +10,12 @@ compile time (once per agent class): the seconds of a fresh process whose numba 
 the end of a 1,000-step run (import excluded). Each figure is given in wall time and in the process's CPU time (steps per
 CPU second, `time.process_time`): on a machine shared with other jobs the wall figures measure the load as much as the
 agent, the CPU figures much less so. Target: >= 50,000 steps/s (judged on steps per CPU second) for UCBVI and OPSRL(J=8) (RLSVI is measured, with no target of its own). Colosseum's
-QLearningEpisodic and PSRLEpisodic are measured beside them for scale.
+QLearningEpisodic and PSRLEpisodic are measured beside them for scale, and OPSRL with its first sampler (`sampler='numpy'`).
+`--only LABEL ...` runs only the cases of these labels (as printed, e.g. `'OPSRLEpisodic(J=8)'`).
 
 The machine may be shared with other jobs: the load average is printed with the figures.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/episodic_baselines_speed.py [--steps N] [--repeats N] [--no-cold]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/episodic_baselines_speed.py [--steps N] [--repeats N] [--no-cold] [--only LABEL ...]
 """
 import os, sys, time, statistics, subprocess, tempfile, json
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
@@ -25,7 +26,7 @@ from colosseum_nb.utils import make_mdp_spec
 
 TARGET = 50_000
 CASES = [('UCBVIEpisodic', {}, True), ('UCBVIEpisodic', dict(bonus_type='bernstein'), True), ('UCBVIEpisodic', dict(bonus_type='hoeffding', greedy=True), True),
-         ('OPSRLEpisodic', dict(J=8), True), ('RLSVIEpisodic', {}, False), ('QLearningEpisodic', {}, False), ('PSRLEpisodic', {}, False)]
+         ('OPSRLEpisodic', dict(J=8), True), ('OPSRLEpisodic', dict(J=8, sampler='numpy'), False), ('RLSVIEpisodic', {}, False), ('QLearningEpisodic', {}, False), ('PSRLEpisodic', {}, False)]
 
 def largest_mdp():
     "(name, MDP) of the default episodic benchmarks with the most states, then transitions."
@@ -67,22 +68,27 @@ def cold_compile(name, kw):
         out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
-def main(T=200_000, repeats=3, cold=True):
+def label_of(agent, kw):
+    "The printed name of a case."
+    return agent + (f"({', '.join(f'{k}={v!r}' for k, v in kw.items())})" if kw else '')
+
+def main(T=200_000, repeats=3, cold=True, only=None):
     name, mdp = largest_mdp()
     print(f"{name}: {type(mdp).__name__}, {mdp.n_states} states, {mdp.n_actions} actions, H = {mdp.H}, {int(mdp.sparse.ptr[-1])} transitions; "
           f"{T:,} steps, log every 100, learning throughout; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
     print(f"{'agent':<48} {'steps/s':>10} {'run (s)':>8} {'500k (s)':>9} {'steps/CPU-s':>12} {'cold (s)':>9} {'cold CPU-s':>10}  target (on steps/CPU-s)")
     done = set()
     for agent, kw, targeted in CASES:
-        if agent not in AGENTS: continue
+        if agent not in AGENTS or (only and label_of(agent, kw) not in only): continue
         sps, sec, cps = throughput(agent, kw, mdp, T, repeats)
         cw, cc = cold_compile(agent, kw) if cold and agent not in done else (float('nan'), float('nan'))   # once per class: the variants share the kernels
         done.add(agent)
-        label = agent + (f"({', '.join(f'{k}={v!r}' for k, v in kw.items())})" if kw else '')
+        label = label_of(agent, kw)
         verdict = ('ok' if cps >= TARGET else 'BELOW') + f" (>= {TARGET:,})" if targeted else ''
         print(f"{label:<48} {sps:>10,.0f} {sec:>8.2f} {500_000 / sps:>9.1f} {cps:>12,.0f} {cw:>9.1f} {cc:>10.1f}  {verdict}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 if __name__ == '__main__':
     arg = lambda k, d, f=int: f(sys.argv[sys.argv.index(k) + 1]) if k in sys.argv else d
-    main(arg('--steps', 200_000), arg('--repeats', 3), '--no-cold' not in sys.argv)
+    only = sys.argv[sys.argv.index('--only') + 1:] if '--only' in sys.argv else None   # the last option
+    main(arg('--steps', 200_000), arg('--repeats', 3), '--no-cold' not in sys.argv, only)

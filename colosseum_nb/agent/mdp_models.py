@@ -861,7 +861,7 @@ def _solve_dominant(M, b, n):
         for j in range(i + 1, n): acc -= M[i, j] * b[j]
         b[i] = acc / M[i, i]
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #eba4ed00
+# %% ../../nbs/05b_agent.mdp_models.ipynb #fd67e55a
 @kernel
 def evaluate_policy_rows(rp, cols, probs, # compact rows of the policy's chain, self-transitions left out
                          r, dg, # rewards (S,) and 1 - gamma P[s, s] (S,)
@@ -869,10 +869,12 @@ def evaluate_policy_rows(rp, cols, probs, # compact rows of the policy's chain, 
                          V, # (S,) output values (also the start of the sweeps of large components)
                          tol, # sweeps of a large component stop when no value moves by more than this
                          max_sweeps, # most sweeps of a large component
-                         block=64 # largest component solved directly
+                         block=64, # largest component solved directly
+                         comps=None # `scc_order(rp, cols)` when already computed (several solves on the same chain)
                         )->int:
     "Discounted values of a policy, exact component by component; returns the number of sweeps of large components."
-    members, cstart = scc_order(rp, cols)
+    if comps is None: members, cstart = scc_order(rp, cols)
+    else: members, cstart = comps
     pos = np.full(V.shape[0], -1, np.int64)
     M, b = np.empty((block, block)), np.empty(block)
     sweeps = 0

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PSRLContinuousParams', 'PSRLContinuousState', 'PSRL_CONTINUOUS_FNS', 'psrl_constants', 'PSRLContinuous']
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c0aa556c
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #6cb269f4
 import numpy as np
 from collections import namedtuple
 import gin
@@ -15,7 +15,7 @@ from ...base import KernelAgent, NumbaAgent, NumbaAgentFns, check_number, check_
 from fastcore.basics import patch
 from ...mdp_models import (RewardsConjugateModel, TransitionsConjugateModel, GIN_IMPORT, check_conjugate_models, init_nig, nig_update, nig_sample,
                                            dirichlet_prior, gamma_ziggurat, dirichlet_counts_row, rng_from_numba, rng_integer, init_counts, count_update,
-                                           mean_discounted_vi, evaluate_policy_rows, _mp_stop, posterior_support_sample)
+                                           mean_discounted_vi, evaluate_policy_rows, scc_order, _mp_stop, posterior_support_sample)
 from ..episodic.psrl import transitions_sampling_mode
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e4daad2b
@@ -68,19 +68,19 @@ def _psrlc_policy_rows(state, pa, pj):
     rp[S] = n
     return rp, cols, probs, rr, dg, wu
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ca7633f6
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #d23b7ad1
 @kernel
-def _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol, max_sweeps):
-    "Turn `V = B^-1 r` (from `evaluate_policy_rows`) into the values of the chain with the uniform parts `wu` added (Sherman-Morrison)."
+def _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol, max_sweeps, comps):
+    "Turn `V = B^-1 r` (from `evaluate_policy_rows`) into the values of the chain with the uniform parts `wu` added (Sherman-Morrison); `comps`: the chain's `scc_order`."
     Y = np.zeros(V.shape[0])
-    big = evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol, max_sweeps)
+    big = evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol, max_sweeps, 64, comps)
     sigma = V.sum() / (1.0 - gamma * Y.sum())
     if big > 0 and abs(gamma * sigma) > 1.0:   # the sweeps of large components leave errors up to `tol` in Y, which gamma sigma multiplies
-        evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol / abs(gamma * sigma), max_sweeps)
+        evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol / abs(gamma * sigma), max_sweeps, 64, comps)
         sigma = V.sum() / (1.0 - gamma * Y.sum())
     for s in range(V.shape[0]): V[s] += gamma * sigma * Y[s]
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #ccce7afb
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #a1f0b8a4
 @kernel
 def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
@@ -130,8 +130,9 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
         rp, cols, probs, rr, dg, wu = _psrlc_policy_rows(state, pa, pj)
-        evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
-        if sup: _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps)
+        comps = scc_order(rp, cols)   # once for both solves of the support sampler
+        evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps, 64, comps)
+        if sup: _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps, comps)
     return -max_iter
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1311d425

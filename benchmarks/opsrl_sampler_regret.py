@@ -13,58 +13,17 @@ bootstrap interval (cells resampled), and the total CPU ratio.
 
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/opsrl_sampler_regret.py [--seeds 20] [--steps 30000] [--mdps NAME ...] [--csv FILE]
 """
-import os, time, argparse
+import os, argparse
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
-import numpy as np, pandas as pd
-from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
-from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
-from colosseum_nb.agent.agents import agent_class
-from colosseum_nb.utils import make_mdp_spec
+from psrl_support_sampling import main, report   # the same comparison as the transition samplers' (this script's folder is on the path)
 
 DEFAULT_MDPS = ('prms_4-MiniGridEmptyEpisodic', 'prms_0-SimpleGridEpisodic', 'prms_1-RiverSwimEpisodic')
-COLS = dict(behaviour='behaviour_normalized_cumulative_regret', colosseum='normalized_cumulative_regret', realised='realised_cumulative_regret')
-MODES = ('numpy', 'fast')
-
-def one_run(mdp, mode, seed, T):
-    "Final log row values (per step) and CPU seconds of one run of OPSRLEpisodic with sampler `mode`."
-    cls = agent_class('OPSRLEpisodic')
-    agent = cls(seed, make_mdp_spec(mdp), T, **cls._kwargs_from_parameters(cls.get_default_parameters()), sampler=mode)
-    c = time.process_time()
-    _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)
-    return {**{k: float(last[v]) / T for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}
-
-def main(seeds, T, names):
-    mdps0 = dict(build_benchmark_mdps('episodic_communicating'))
-    names = [n for n in names if n in mdps0] or sorted(mdps0)
-    for mode in MODES: one_run(mdps0[names[0]], mode, 0, 2000)   # compile
-    rows = []
-    for seed in range(seeds):
-        mdps = dict(build_benchmark_mdps('episodic_communicating', seed))
-        for n in names:
-            for mode in MODES:
-                rows.append(dict(mdp=n, S=mdps[n].n_states, seed=seed, mode=mode, **one_run(mdps[n], mode, seed, T)))
-                print(rows[-1], flush=True)
-    return pd.DataFrame(rows)
-
-def report(df, T):
-    g = df.groupby(['mdp', 'mode'])
-    t = g[['behaviour', 'colosseum', 'realised', 'cpu_s']].mean().unstack('mode')
-    se = g.behaviour.sem().unstack('mode').add_prefix('se ')
-    print(f"\n== OPSRLEpisodic, sampler numpy vs fast: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
-    with pd.option_context('display.width', 200, 'display.precision', 4): print(pd.concat([t, se], axis=1).to_string())
-    w = df.pivot_table(index=['mdp', 'seed'], columns='mode', values='behaviour')
-    d = (w['fast'] - w['numpy']).to_numpy()
-    boot = np.random.default_rng(0).choice(d, (10_000, len(d))).mean(1)
-    lo, hi = np.percentile(boot, [2.5, 97.5])
-    cpu = df.groupby('mode').cpu_s.sum()
-    print(f"normalised behaviour regret, fast - numpy: mean {d.mean():+.4f}, 95% bootstrap CI [{lo:+.4f}, {hi:+.4f}] over {len(d)} (MDP, seed) cells")
-    print(f"CPU seconds, all runs: numpy {cpu['numpy']:,.1f}, fast {cpu['fast']:,.1f} ({cpu['numpy'] / cpu['fast']:.1f}x less)")
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--seeds', type=int, default=20); ap.add_argument('--steps', type=int, default=30_000)
     ap.add_argument('--mdps', nargs='*', default=None); ap.add_argument('--csv', default=None)
     a = ap.parse_args()
-    df = main(a.seeds, a.steps, a.mdps or list(DEFAULT_MDPS))
+    df = main('OPSRLEpisodic', a.seeds, a.steps, a.mdps or list(DEFAULT_MDPS))
     if a.csv: df.to_csv(a.csv, index=False)
-    report(df, a.steps)
+    report(df, a.steps, 'OPSRLEpisodic')

@@ -29,44 +29,51 @@ DEFAULT_MDPS = ('prms_3-MiniGridEmptyEpisodic', 'prms_3-SimpleGridEpisodic', 'pr
 CONTINUOUS_MDPS = ('prms_0-RiverSwimContinuous', 'prms_1-RiverSwimContinuous', 'prms_0-FrozenLakeContinuous', 'prms_1-FrozenLakeContinuous')
 # the exact sample makes the continuous agents' plans dense (5,000 steps of TSDE on the 225-state SimpleGrid: 0.7 s with the
 # support sampler, 401 s with the exact one), so the continuous comparison runs on the benchmark's smaller MDPs
+# per agent: the keyword of its sampler, (the exact or first mode, the fast mode), other keywords, the benchmark of its MDPs
+# (OPSRLEpisodic's two Gamma samplers are compared by `opsrl_sampler_regret.py`, which calls `main` and `report` below)
+SAMPLERS = {'PSRLEpisodic': ('transitions_sampling', ('dense', 'support'), {}, 'episodic_communicating'),
+            'TSDEContinuous': ('transitions_sampling', ('dense', 'support'), {}, 'continuous_communicating'),
+            'PSRLContinuous': ('transitions_sampling', ('dense', 'support'), dict(no_optimistic_sampling=True), 'continuous_communicating'),
+            'OPSRLEpisodic': ('sampler', ('numpy', 'fast'), {}, 'episodic_communicating')}
 COLS = dict(behaviour='behaviour_normalized_cumulative_regret', colosseum='normalized_cumulative_regret', realised='realised_cumulative_regret')
 
 def one_run(name, mdp, mode, seed, T):
     "Final log row values and CPU seconds of one run of agent `name`."
+    key, _, extra, _ = SAMPLERS[name]
     cls = agent_class(name)
-    extra = dict(no_optimistic_sampling=True) if name == 'PSRLContinuous' else {}
-    agent = cls(seed, make_mdp_spec(mdp), T, **cls._kwargs_from_parameters(cls.get_default_parameters()), transitions_sampling=mode, **extra)
+    agent = cls(seed, make_mdp_spec(mdp), T, **cls._kwargs_from_parameters(cls.get_default_parameters()), **{key: mode}, **extra)
     c = time.process_time()
     _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)
     return {**{k: float(last[v]) / T for k, v in COLS.items()}, 'cpu_s': time.process_time() - c}   # regrets per step
 
 def main(agent, seeds, T, names):
-    setting = 'episodic_communicating' if agent == 'PSRLEpisodic' else 'continuous_communicating'
+    _, modes, _, setting = SAMPLERS[agent]
     mdps0 = dict(build_benchmark_mdps(setting))
     names = [n for n in names if n in mdps0] or sorted(mdps0)
-    one_run(agent, mdps0[names[0]], 'support', 0, 2000); one_run(agent, mdps0[names[0]], 'dense', 0, 2000)   # compile
+    for mode in modes: one_run(agent, mdps0[names[0]], mode, 0, 2000)   # compile
     rows = []
     for seed in range(seeds):
         mdps = dict(build_benchmark_mdps(setting, seed))
         for n in names:
-            for mode in ('dense', 'support'):
+            for mode in modes:
                 rows.append(dict(mdp=n, S=mdps[n].n_states, seed=seed, mode=mode, **one_run(agent, mdps[n], mode, seed, T)))
                 print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
 def report(df, T, agent):
+    old, new = SAMPLERS[agent][1]
     g = df.groupby(['mdp', 'mode'])
     t = g[['behaviour', 'colosseum', 'realised', 'cpu_s']].mean().unstack('mode')
     se = g.behaviour.sem().unstack('mode').add_prefix('se ')
-    print(f"\n== {agent}, dense (exact) vs support sampler: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
+    print(f"\n== {agent}, {old} vs {new} sampler: {df.seed.nunique()} seeds, {T:,} steps, means over seeds; load average {os.getloadavg()[0]:.1f}")
     with pd.option_context('display.width', 200, 'display.precision', 4): print(pd.concat([t, se], axis=1).to_string())
     w = df.pivot_table(index=['mdp', 'seed'], columns='mode', values='behaviour')
-    d = (w['support'] - w['dense']).to_numpy()
+    d = (w[new] - w[old]).to_numpy()
     boot = np.random.default_rng(0).choice(d, (10_000, len(d))).mean(1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     cpu = df.groupby('mode').cpu_s.sum()
-    print(f"normalised behaviour regret, support - dense: mean {d.mean():+.4f}, 95% bootstrap CI [{lo:+.4f}, {hi:+.4f}] over {len(d)} (MDP, seed) cells")
-    print(f"CPU seconds, all runs: dense {cpu['dense']:,.1f}, support {cpu['support']:,.1f} ({cpu['dense'] / cpu['support']:.1f}x less)")
+    print(f"normalised behaviour regret, {new} - {old}: mean {d.mean():+.4f}, 95% bootstrap CI [{lo:+.4f}, {hi:+.4f}] over {len(d)} (MDP, seed) cells")
+    print(f"CPU seconds, all runs: {old} {cpu[old]:,.1f}, {new} {cpu[new]:,.1f} ({cpu[old] / cpu[new]:.1f}x less)")
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])

@@ -68,19 +68,19 @@ def _psrlc_policy_rows(state, pa, pj):
     rp[S] = n
     return rp, cols, probs, rr, dg, wu
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #d23b7ad1
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #f8baf3c2
 @kernel
 def _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol, max_sweeps, comps):
     "Turn `V = B^-1 r` (from `evaluate_policy_rows`) into the values of the chain with the uniform parts `wu` added (Sherman-Morrison); `comps`: the chain's `scc_order`."
     Y = np.zeros(V.shape[0])
-    big = evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol, max_sweeps, 64, comps)
+    big = evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol, max_sweeps, comps=comps)
     sigma = V.sum() / (1.0 - gamma * Y.sum())
     if big > 0 and abs(gamma * sigma) > 1.0:   # the sweeps of large components leave errors up to `tol` in Y, which gamma sigma multiplies
-        evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol / abs(gamma * sigma), max_sweeps, 64, comps)
+        evaluate_policy_rows(rp, cols, probs, wu, dg, gamma, Y, tol / abs(gamma * sigma), max_sweeps, comps=comps)
         sigma = V.sum() / (1.0 - gamma * Y.sum())
     for s in range(V.shape[0]): V[s] += gamma * sigma * Y[s]
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #a1f0b8a4
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #a71957cd
 @kernel
 def _psrlc_solve(state, max_iter, max_sweeps=100_000):
     "Warm-started policy iteration on the compact extended MDP; returns the improvement sweeps (negative: not converged)."
@@ -98,11 +98,8 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
                 qa, ja = -np.inf, 0
                 if sl < 0:
                     base, seen = 0.0, 0.0
-                    if sup:
-                        for kk in range(nsupp[s, a]):
-                            x = V[supp[s, a, kk]]; base += pm[s, a, kk] * x; seen += x
-                    else:
-                        for kk in range(nsupp[s, a]): base += pm[s, a, kk] * V[supp[s, a, kk]]
+                    for kk in range(nsupp[s, a]):
+                        x = V[supp[s, a, kk]]; base += pm[s, a, kk] * x; seen += x
                     m = mass[s, a]
                     if sup:
                         if nsupp[s, a] < S: base += m * (tot - seen) / (S - nsupp[s, a])
@@ -130,9 +127,9 @@ def _psrlc_solve(state, max_iter, max_sweeps=100_000):
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
         rp, cols, probs, rr, dg, wu = _psrlc_policy_rows(state, pa, pj)
-        comps = scc_order(rp, cols)   # once for both solves of the support sampler
-        evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps, 64, comps)
-        if sup: _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, tol * (1.0 - gamma) ** 2 / 2.0, max_sweeps, comps)
+        comps, etol = scc_order(rp, cols), tol * (1.0 - gamma) ** 2 / 2.0   # components: once for both solves of the support sampler
+        evaluate_policy_rows(rp, cols, probs, rr, dg, gamma, V, etol, max_sweeps, comps=comps)
+        if sup: _add_uniform_part(rp, cols, probs, dg, wu, gamma, V, etol, max_sweeps, comps)
     return -max_iter
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #1311d425

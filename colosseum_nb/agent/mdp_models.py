@@ -90,7 +90,7 @@ def _splitmix(z):
     x = (x ^ (x >> _U(27))) * _U(0x94D049BB133111EB)
     return x ^ (x >> _U(31)), z
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #3450d896
+# %% ../../nbs/05b_agent.mdp_models.ipynb #3c148e27
 @kernel
 def rng_seed(seed # a 64-bit integer
             ):
@@ -121,11 +121,17 @@ def rng_next(st # generator state
     return r, (s0, s1, s2, s3)
 
 @kernel
+def _open_unit(r # 64 random bits
+              ):
+    "The uniform number in the open interval (0, 1) of the 53 high bits of `r`."
+    return (float(np.int64(r >> _U(11))) + 0.5) * (1.0 / 9007199254740992.0)   # via int64: the same value, a faster conversion
+
+@kernel
 def rng_uniform(st # generator state
                ):
     "A uniform number in the open interval (0, 1) (53 random bits) and the new state."
     r, st = rng_next(st)
-    return (float(np.int64(r >> _U(11))) + 0.5) * (1.0 / 9007199254740992.0), st   # via int64: the same value, a faster conversion
+    return _open_unit(r), st
 
 @kernel
 def rng_integer(st, # generator state

@@ -29,18 +29,20 @@ DEFAULT_MDPS = ('prms_3-MiniGridEmptyEpisodic', 'prms_3-SimpleGridEpisodic', 'pr
 CONTINUOUS_MDPS = ('prms_0-RiverSwimContinuous', 'prms_1-RiverSwimContinuous', 'prms_0-FrozenLakeContinuous', 'prms_1-FrozenLakeContinuous')
 # the exact sample makes the continuous agents' plans dense (5,000 steps of TSDE on the 225-state SimpleGrid: 0.7 s with the
 # support sampler, 401 s with the exact one), so the continuous comparison runs on the benchmark's smaller MDPs
-# per agent: the keyword of its sampler, (the exact or first mode, the fast mode), other keywords, the benchmark of its MDPs
-# (OPSRLEpisodic's two Gamma samplers are compared by `opsrl_sampler_regret.py`, which calls `main` and `report` below)
+# per comparison (an agent's name, or 'name/keyword' for a second comparison of the same agent): the keyword compared,
+# (the exact or first mode, the fast mode), other keywords, the benchmark of its MDPs (OPSRLEpisodic's two Gamma samplers
+# and its two resampling rules are compared by `opsrl_sampler_regret.py`, which calls `main` and `report` below)
 SAMPLERS = {'PSRLEpisodic': ('transitions_sampling', ('dense', 'support'), {}, 'episodic_communicating'),
             'TSDEContinuous': ('transitions_sampling', ('dense', 'support'), {}, 'continuous_communicating'),
             'PSRLContinuous': ('transitions_sampling', ('dense', 'support'), dict(no_optimistic_sampling=True), 'continuous_communicating'),
-            'OPSRLEpisodic': ('sampler', ('numpy', 'fast'), {}, 'episodic_communicating')}
+            'OPSRLEpisodic': ('sampler', ('numpy', 'fast'), {}, 'episodic_communicating'),
+            'OPSRLEpisodic/resample': ('resample', ('all', 'visited'), {}, 'episodic_communicating')}
 COLS = dict(behaviour='behaviour_normalized_cumulative_regret', colosseum='normalized_cumulative_regret', realised='realised_cumulative_regret')
 
 def one_run(name, mdp, mode, seed, T):
-    "Final log row values and CPU seconds of one run of agent `name`."
+    "Final log row values and CPU seconds of one run of the comparison `name` (a key of `SAMPLERS`) in `mode`."
     key, _, extra, _ = SAMPLERS[name]
-    cls = agent_class(name)
+    cls = agent_class(name.split('/')[0])
     agent = cls(seed, make_mdp_spec(mdp), T, **cls._kwargs_from_parameters(cls.get_default_parameters()), **{key: mode}, **extra)
     c = time.process_time()
     _, last = MDPLoop(mdp, agent, seed=seed).run(T, 100)

@@ -94,7 +94,7 @@ def greedy_one_hot(Q, # values, shape (n, A)
         for a in range(Q.shape[1]): pi[i, a] = 0.0
         pi[i, b] = 1.0
 
-# %% ../nbs/05a_utils.ipynb #6a0f23a8
+# %% ../nbs/05a_utils.ipynb #8b054f2c
 @kernel
 def greedy_ties_row(q, # values of one state, shape (A,)
                     out # output row, shape (A,): uniform over the maximisers of `q`
@@ -115,7 +115,19 @@ def greedy_ties(Q, # values, shape (n, A)
                 pi # output rows, shape (n, A)
                ):
     "Write the distribution of `argmax_random_tie` of each row of `Q` into `pi` (uniform over each row's maximisers)."
-    for i in range(Q.shape[0]): greedy_ties_row(Q[i], pi[i])
+    A = Q.shape[1]
+    for i in range(Q.shape[0]):   # `greedy_ties_row` without its change test: indicators, then one scaling where there are ties
+        q, out = Q[i], pi[i]
+        best = q[0]
+        for a in range(1, A):
+            if q[a] > best: best = q[a]
+        c = 0.0
+        for a in range(A):
+            e = 1.0 if q[a] == best else 0.0
+            out[a] = e; c += e
+        if c > 1.0:
+            p = 1.0 / c
+            for a in range(A): out[a] *= p
 
 # %% ../nbs/05a_utils.ipynb #0070d2b6
 @kernel

@@ -17,23 +17,22 @@ from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, te
 from ...mdp_models import (init_counts, count_update, rng_from_numba, rng_next, rng_normal, gamma_constants,
                                           rng_uniform, _open_unit, _mt_gamma, _normal_slow, _ZW, _ZK)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #24bb701a
-OPSRLEpisodicParams = namedtuple('OPSRLEpisodicParams', 'J n0 lo span fast')
-OPSRLEpisodicParams.__doc__ = "The scalar parameters of an `OPSRLEpisodic` agent: the number of samples `J`, the ghost's pseudo-count `n0`, the reward range `lo`, `span` and the sampler (`fast`: 1 for 'fast', 0 for 'numpy')."
-OPSRLEpisodicState = namedtuple('OPSRLEpisodicState', 'N Nsa supp nsupp Nr Rs W Wg Rj off cs G D C bits Q V Qm Vm vmax prm stale bstale')
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #82541ee4
+OPSRLEpisodicParams = namedtuple('OPSRLEpisodicParams', 'J n0 lo span fast lazy')
+OPSRLEpisodicParams.__doc__ = "The scalar parameters of an `OPSRLEpisodic` agent: the number of samples `J`, the ghost's pseudo-count `n0`, the reward range `lo`, `span`, the sampler (`fast`: 1 for 'fast', 0 for 'numpy') and the resampling rule (`lazy`: 1 for 'visited', 0 for 'all')."
+OPSRLEpisodicState = namedtuple('OPSRLEpisodicState', 'N Nsa supp nsupp Nr Rs W Wg Rj off cs G D C bits Q V Qm Vm vmax prm stale bstale dirty')
 OPSRLEpisodicState.__doc__ = "The data of an `OPSRLEpisodic` agent (arrays and its `OPSRLEpisodicParams`), read by the kernels by name."
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #dc1c48b7
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #5cf5d37e
 @kernel
 def _opsrl_sample_numpy(state):
     prm = state.prm
     S, A, J = state.Nr.shape[0], state.Nr.shape[1], prm.J
-    W, o = state.W, 0
+    W = state.W
     for s in range(S):
         for a in range(A):
-            state.off[s, a] = o
-            succ, fail, n = state.Rs[s, a], state.Nr[s, a] - state.Rs[s, a], state.nsupp[s, a]
-            for k in range(n): state.cs[o + k] = state.supp[s, a, k]
+            if not state.dirty[s, a]: continue
+            o, succ, fail, n = state.off[s, a], state.Rs[s, a], state.Nr[s, a] - state.Rs[s, a], state.nsupp[s, a]
             for j in range(J):
                 g0 = np.random.gamma(prm.n0, 1.0); tot = g0
                 for k in range(n):
@@ -43,7 +42,6 @@ def _opsrl_sample_numpy(state):
                 state.Wg[s, a, j] = g0 / tot
                 x, y = np.random.gamma(1.0 + succ, 1.0), np.random.gamma(1.0 + fail, 1.0)
                 state.Rj[s, a, j] = prm.lo + prm.span * x / (x + y)
-            o += n
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #114bd319
 _ZKI = _ZK.astype(np.int64)   # the ziggurat's thresholds as signed integers (all below 2**53)
@@ -109,7 +107,23 @@ def gamma_block(st, # generator state
                 G[e, j], st = _mt_finish(st, d[e], c[e], bits[i], bits[i + 1])
     return st
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #4ba01a82
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #1930f2d5
+@kernel
+def _opsrl_layout(state):
+    S, A = state.nsupp.shape
+    W, off, nsupp, dirty, cs, supp = state.W, state.off, state.nsupp, state.dirty, state.cs, state.supp
+    o = 0
+    for s in range(S):
+        for a in range(A): o += nsupp[s, a]
+    for i in range(S * A - 1, -1, -1):
+        s, a = i // A, i % A
+        n = nsupp[s, a]; o -= n
+        if not dirty[s, a] and off[s, a] != o:
+            for k in range(n - 1, -1, -1): W[o + k] = W[off[s, a] + k]
+        off[s, a] = o
+        for k in range(n): cs[o + k] = supp[s, a, k]
+
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #d2626f81
 _MT_C = np.append(np.nan, 1.0 / np.sqrt(9.0 * (np.arange(1, 4096) - 1.0 / 3.0)))   # Marsaglia and Tsang's c of the integer shapes (entry 0 unused)
 
 @kernel
@@ -128,7 +142,7 @@ def _pair_shapes(Nsa_row, supp_row, n, succ, fail, n0, D, C, e):
     return e + n + 2
 
 @kernel
-def _pair_store(st, G, e, n, J, n0, lo, span, Wg_row, Rj_row, W, o, cs, supp_row):
+def _pair_store(st, G, e, n, J, n0, lo, span, Wg_row, Rj_row, W, o):
     "Store the pair's samples from its rows `e, e + 1, ...` of `G` (its weights into rows `o, o + 1, ...` of `W`); (next row of `G`, state)."
     if n == 0:
         for j in range(J): Wg_row[j] = 1.0
@@ -142,7 +156,6 @@ def _pair_store(st, G, e, n, J, n0, lo, span, Wg_row, Rj_row, W, o, cs, supp_row
             inv = 1.0 / tot
             Wg_row[j] = G[e, j] * inv
             for k in range(n): W[o + k, j] = G[e + 1 + k, j] * inv
-        for k in range(n): cs[o + k] = supp_row[k]
         e += n + 1
     for j in range(J): Rj_row[j] = lo + span * G[e, j] / (G[e, j] + G[e + 1, j])
     return e + 2, st
@@ -151,27 +164,29 @@ def _pair_store(st, G, e, n, J, n0, lo, span, Wg_row, Rj_row, W, o, cs, supp_row
 def _opsrl_sample_fast(state):
     prm, G, nsupp = state.prm, state.G, state.nsupp
     S, A, J, R = state.Nr.shape[0], state.Nr.shape[1], prm.J, state.G.shape[0]
-    st, o, p = rng_from_numba(), 0, 0
-    while p < S * A:
+    todo, ns = np.flatnonzero(state.dirty.ravel()), nsupp.ravel()   # the pairs to draw, in order
+    st, p = rng_from_numba(), 0
+    while p < todo.shape[0]:
         q, e = p, 0
-        while q < S * A and (q == p or e + nsupp[q // A, q % A] + 3 <= R):   # the chunk's pairs and their constants
-            s, a = q // A, q % A; succ = state.Rs[s, a]
+        while q < todo.shape[0] and (q == p or e + ns[todo[q]] + 3 <= R):   # the chunk's pairs and their constants
+            s, a = todo[q] // A, todo[q] % A; succ = state.Rs[s, a]
             e = _pair_shapes(state.N[s, a], state.supp[s, a], nsupp[s, a], succ, state.Nr[s, a] - succ, prm.n0, state.D, state.C, e)
             q += 1
         st = gamma_block(st, state.D, state.C, G, e, J, state.bits)
         e = 0
         for i in range(p, q):
-            s, a = i // A, i % A; state.off[s, a] = o
-            e, st = _pair_store(st, G, e, nsupp[s, a], J, prm.n0, prm.lo, prm.span, state.Wg[s, a], state.Rj[s, a], state.W, o, state.cs, state.supp[s, a])
-            o += nsupp[s, a]
+            s, a = todo[i] // A, todo[i] % A
+            e, st = _pair_store(st, G, e, nsupp[s, a], J, prm.n0, prm.lo, prm.span, state.Wg[s, a], state.Rj[s, a], state.W, state.off[s, a])
         p = q
 
 @kernel
 def _opsrl_sample(state):
+    if not state.prm.lazy: state.dirty[:] = 1   # the paper's rule: every pair afresh
+    _opsrl_layout(state)
     if state.prm.fast: _opsrl_sample_fast(state)
     else: _opsrl_sample_numpy(state)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #8f2d2853
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #2fae8877
 @kernel
 def _opsrl_plan(state):
     Q, V, vmax, cs = state.Q, state.V, state.vmax, state.cs
@@ -195,26 +210,35 @@ def _opsrl_plan(state):
                 Q[h, s, a] = q
                 if q > best: best = q
             V[h, s] = best
-    state.bstale[0] = 1
+    state.dirty[:] = 0; state.bstale[0] = 1
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #b498ac98
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #9c131e69
 @kernel
 def _opsrl_mean_plan(state):
-    Q, V, vmax, prm = state.Qm, state.Vm, state.vmax, state.prm
+    Q, V, vmax, prm, nsupp = state.Qm, state.Vm, state.vmax, state.prm, state.nsupp
     H, S, A = Q.shape[0] - 1, Q.shape[1], Q.shape[2]
+    r0, g, off = np.empty((S, A)), np.empty((S, A)), np.empty(S * A + 1, np.int64)
+    off[0] = 0
+    for i in range(S * A): off[i + 1] = off[i] + nsupp[i // A, i % A]
+    ys, ps = np.empty(off[S * A], np.int64), np.empty(off[S * A])
+    for s in range(S):   # the means once, not once per stage
+        for a in range(A):
+            n, m, o = state.Nr[s, a], state.Nsa[s, a], off[s * A + a]
+            r0[s, a], g[s, a] = prm.lo + prm.span * (1.0 + state.Rs[s, a]) / (2.0 + n), prm.n0 / (m + prm.n0)
+            for k in range(nsupp[s, a]):
+                y = state.supp[s, a, k]; ys[o + k] = y; ps[o + k] = state.N[s, a, y] / (m + prm.n0)
     for h in range(H - 1, -1, -1):
+        Vn = V[h + 1]
         for s in range(S):
             best = -np.inf
             for a in range(A):
-                n, m = state.Nr[s, a], state.Nsa[s, a]
-                q = prm.lo + prm.span * (1.0 + state.Rs[s, a]) / (2.0 + n) + prm.n0 / (m + prm.n0) * vmax[h + 1]
-                for k in range(state.nsupp[s, a]):
-                    y = state.supp[s, a, k]; q += state.N[s, a, y] / (m + prm.n0) * V[h + 1, y]
+                q = r0[s, a] + g[s, a] * vmax[h + 1]
+                for k in range(off[s * A + a], off[s * A + a + 1]): q += ps[k] * Vn[ys[k]]
                 Q[h, s, a] = q
                 if q > best: best = q
             V[h, s] = best
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #aa28332f
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #9054ee62
 @kernel
 def _opsrl_before_start(state, s0):
     _opsrl_sample(state); _opsrl_plan(state)
@@ -232,7 +256,7 @@ def _opsrl_step_update(state, s, a, r, sp, h, terminal):
     state.Nr[s, a] += 1.0
     if np.random.random() < (r - prm.lo) / prm.span: state.Rs[s, a] += 1.0
     if not terminal: count_update(state.N, state.Nsa, state.supp, state.nsupp, s, a, sp)
-    state.stale[0] = 1
+    state.stale[0] = 1; state.dirty[s, a] = 1
 
 @kernel
 def _opsrl_policy(state, pi):
@@ -245,7 +269,7 @@ def _opsrl_policy(state, pi):
 OPSRL_EPISODIC_FNS = NumbaAgentFns(_opsrl_before_start, _opsrl_select, _opsrl_step_update, terminal_is_episode_end,
                                    _opsrl_episode_end_update, _opsrl_policy, episode_q_behaviour)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #1af89ff4
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #44c55d85
 MAX_SAMPLE_WEIGHTS = 64_000_000   # entries of the sampled weights W (8 bytes each)
 
 def _opsrl_arrays(S:int, A:int, J:int)->tuple:
@@ -266,11 +290,12 @@ class OPSRLEpisodic(KernelAgent):
                  optimization_horizon:int, # T, the number of steps of the experiment
                  J:int=8, # number of posterior samples (>= 1)
                  n0:float=1.0, # pseudo-count of the ghost state in the Dirichlet prior (> 0)
-                 sampler:str='fast' # 'fast' (xoshiro256++, Gamma draws side by side) or 'numpy' (numpy's generator, the first sampler's draws); the same distribution
+                 sampler:str='fast', # 'fast' (xoshiro256++, Gamma draws side by side) or 'numpy' (numpy's generator, the first sampler's draws); the same distribution
+                 resample:str='all' # 'all' (the paper: every pair afresh every episode) or 'visited' (a fast variant: only the pairs visited since their last draw)
                 ):
         J, n0 = check_int('J', J, 1), check_number('n0', n0, 0, low_open=True)
-        sampler = check_choice('sampler', sampler, ('fast', 'numpy'))
-        super().__init__(seed, mdp_specs, optimization_horizon, J=J, n0=n0, sampler=sampler)
+        sampler, resample = check_choice('sampler', sampler, ('fast', 'numpy')), check_choice('resample', resample, ('all', 'visited'))
+        super().__init__(seed, mdp_specs, optimization_horizon, J=J, n0=n0, sampler=sampler, resample=resample)
         S, A, H = self.n_states, self.n_actions, self.H
         L = -(-J // 8) * 8
         if S * A * S * L > MAX_SAMPLE_WEIGHTS:
@@ -278,10 +303,11 @@ class OPSRLEpisodic(KernelAgent):
         lo, hi = self.mdp_specs.rewards_range
         span = hi - lo if np.isfinite(hi - lo) and hi > lo else 1.0
         vmax = np.append((H - np.arange(H)) * span, 0.0)
-        prm = OPSRLEpisodicParams(J=J, n0=n0, lo=float(lo) if np.isfinite(lo) else 0.0, span=float(span), fast=int(sampler == 'fast'))
+        prm = OPSRLEpisodicParams(J=J, n0=n0, lo=float(lo) if np.isfinite(lo) else 0.0, span=float(span), fast=int(sampler == 'fast'),
+                                  lazy=int(resample == 'visited'))
         state = OPSRLEpisodicState(*init_counts(S, A), np.zeros((S, A)), np.zeros((S, A)), *_opsrl_arrays(S, A, J),
                                    np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), vmax, prm,
-                                   np.ones(1, np.int64), np.ones(1, np.int64))
+                                   np.ones(1, np.int64), np.ones(1, np.int64), np.ones((S, A), np.uint8))
         self.numba_agent = NumbaAgent(OPSRL_EPISODIC_FNS, state)
 
     @classmethod

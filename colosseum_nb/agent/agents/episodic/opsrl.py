@@ -17,10 +17,10 @@ from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, te
 from ...mdp_models import (init_counts, count_update, rng_from_numba, rng_next, rng_normal, gamma_constants,
                                           rng_uniform, _open_unit, _mt_gamma, _normal_slow, _ZW, _ZK)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #82541ee4
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #4700832d
 OPSRLEpisodicParams = namedtuple('OPSRLEpisodicParams', 'J n0 lo span fast lazy')
 OPSRLEpisodicParams.__doc__ = "The scalar parameters of an `OPSRLEpisodic` agent: the number of samples `J`, the ghost's pseudo-count `n0`, the reward range `lo`, `span`, the sampler (`fast`: 1 for 'fast', 0 for 'numpy') and the resampling rule (`lazy`: 1 for 'visited', 0 for 'all')."
-OPSRLEpisodicState = namedtuple('OPSRLEpisodicState', 'N Nsa supp nsupp Nr Rs W Wg Rj off cs G D C bits Q V Qm Vm vmax prm stale bstale dirty')
+OPSRLEpisodicState = namedtuple('OPSRLEpisodicState', 'N Nsa supp nsupp Nr Rs W Wg Rj off cs G D C bits Q V Qm Vm vmax prm stale bstale dirty nsz')
 OPSRLEpisodicState.__doc__ = "The data of an `OPSRLEpisodic` agent (arrays and its `OPSRLEpisodicParams`), read by the kernels by name."
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #5cf5d37e
@@ -107,21 +107,25 @@ def gamma_block(st, # generator state
                 G[e, j], st = _mt_finish(st, d[e], c[e], bits[i], bits[i + 1])
     return st
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #1930f2d5
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #f5602a8c
 @kernel
 def _opsrl_layout(state):
     S, A = state.nsupp.shape
-    W, off, nsupp, dirty, cs, supp = state.W, state.off, state.nsupp, state.dirty, state.cs, state.supp
-    o = 0
-    for s in range(S):
-        for a in range(A): o += nsupp[s, a]
-    for i in range(S * A - 1, -1, -1):
-        s, a = i // A, i % A
-        n = nsupp[s, a]; o -= n
-        if not dirty[s, a] and off[s, a] != o:
-            for k in range(n - 1, -1, -1): W[o + k] = W[off[s, a] + k]
-        off[s, a] = o
+    W, cs, supp = state.W, state.cs, state.supp
+    ns, nz, of, dr = state.nsupp.ravel(), state.nsz.ravel(), state.off.ravel(), state.dirty.ravel()   # by pair index s A + a
+    first = 0
+    while first < S * A and ns[first] == nz[first]: first += 1
+    o = of[first] if first < S * A else 0   # the pairs before `first` keep their places
+    for i in range(first, S * A): o += ns[i]
+    s, a = S - 1, A - 1
+    for i in range(S * A - 1, first - 1, -1):
+        n = ns[i]; o -= n
+        if not dr[i] and of[i] != o:
+            for k in range(n - 1, -1, -1): W[o + k] = W[of[i] + k]
+        of[i], nz[i] = o, n
         for k in range(n): cs[o + k] = supp[s, a, k]
+        a -= 1
+        if a < 0: s, a = s - 1, A - 1
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #d2626f81
 _MT_C = np.append(np.nan, 1.0 / np.sqrt(9.0 * (np.arange(1, 4096) - 1.0 / 3.0)))   # Marsaglia and Tsang's c of the integer shapes (entry 0 unused)
@@ -186,30 +190,93 @@ def _opsrl_sample(state):
     if state.prm.fast: _opsrl_sample_fast(state)
     else: _opsrl_sample_numpy(state)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #2fae8877
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #e605b3c1
+@kernel
+def _stage_q(state, h, pairs, m):
+    "`Q[h, s, a] = max_j [r_j + sum_y w_j(y) V[h + 1, y] + w_j(ghost) v_max(h + 1)]` of the pairs `pairs[:m]` (as `s A + a`), or of every pair if `m < 0`."
+    cs, S, A, B = state.cs, state.Q.shape[1], state.Q.shape[2], state.Rj.shape[2] // 8
+    off, nsupp, Qh = state.off.ravel(), state.nsupp.ravel(), state.Q[h].reshape(S * A)
+    W, Rj, Wg = state.W.reshape(state.W.shape[0], B, 8), state.Rj.reshape(S * A, B, 8), state.Wg.reshape(S * A, B, 8)   # blocks of eight lanes
+    x, Vn = state.vmax[h + 1], state.V[h + 1]
+    dense = m < 0
+    for t in range(S * A if dense else m):
+        i = t if dense else pairs[t]   # every pair in order: no index to load, which the compiler turns into faster code
+        o, n, q = off[i], nsupp[i], -np.inf
+        for b in range(B):   # eight lanes in registers, in one pass over the pair's rows
+            r, g = Rj[i, b], Wg[i, b]
+            a0, a1, a2, a3 = r[0] + g[0] * x, r[1] + g[1] * x, r[2] + g[2] * x, r[3] + g[3] * x
+            a4, a5, a6, a7 = r[4] + g[4] * x, r[5] + g[5] * x, r[6] + g[6] * x, r[7] + g[7] * x
+            for k in range(n):
+                v, w = Vn[cs[o + k]], W[o + k, b]
+                a0 += w[0] * v; a1 += w[1] * v; a2 += w[2] * v; a3 += w[3] * v
+                a4 += w[4] * v; a5 += w[5] * v; a6 += w[6] * v; a7 += w[7] * v
+            q = max(q, max(max(max(a0, a1), max(a2, a3)), max(max(a4, a5), max(a6, a7))))
+        Qh[i] = q
+
+@kernel
+def _stage_v(state, h, states, m, changed):
+    "`V[h, s] = max_a Q[h, s, a]` of the states `states[:m]`; the states whose value changed go to `changed`, their number is returned."
+    Q, V = state.Q, state.V
+    nc = 0
+    for t in range(m):
+        s = states[t]
+        best = -np.inf
+        for a in range(Q.shape[2]):
+            if Q[h, s, a] > best: best = Q[h, s, a]
+        if best != V[h, s]: V[h, s] = best; changed[nc] = s; nc += 1
+    return nc
+
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #7b66e9a2
+@kernel
+def _predecessors(state, S, A):
+    "The pairs (`s A + a`) whose packed rows lead to each state: `plist[pstart[y]:pstart[y + 1]]` for state `y`."
+    cs, off, ns = state.cs, state.off.ravel(), state.nsupp.ravel()
+    pstart, n = np.zeros(S + 1, np.int64), off[S * A - 1] + ns[S * A - 1]
+    for k in range(n): pstart[cs[k] + 1] += 1
+    for y in range(S): pstart[y + 1] += pstart[y]
+    fill, plist = pstart[:-1].copy(), np.empty(n, np.int64)
+    for i in range(S * A):
+        for k in range(off[i], off[i] + ns[i]):
+            plist[fill[cs[k]]] = i; fill[cs[k]] += 1
+    return pstart, plist
+
+@kernel
+def _opsrl_replan(state):
+    H, S, A = state.Q.shape[0] - 1, state.Q.shape[1], state.Q.shape[2]
+    pstart, plist = _predecessors(state, S, A)
+    drawn = np.flatnonzero(state.dirty.ravel())
+    pmark, smark, every = np.zeros(S * A, np.bool_), np.zeros(S, np.bool_), np.arange(S)
+    pairs, states, changed = np.empty(S * A, np.int64), np.empty(S, np.int64), np.empty(S, np.int64)
+    nc = 0
+    for h in range(H - 1, -1, -1):
+        m = 0   # the pairs to recompute: drawn afresh, or leading to a state whose value changed at stage h + 1
+        for i in drawn:
+            pmark[i] = True; pairs[m] = i; m += 1
+        for c in range(nc):
+            for t in range(pstart[changed[c]], pstart[changed[c] + 1]):
+                i = plist[t]
+                if not pmark[i]: pmark[i] = True; pairs[m] = i; m += 1
+        for t in range(m): pmark[pairs[t]] = False
+        if 2 * m > S * A:   # most pairs: the whole stage
+            _stage_q(state, h, pairs, -1)
+            nc = _stage_v(state, h, every, S, changed)
+            continue
+        ms = 0   # the states of the pairs
+        for t in range(m):
+            s = pairs[t] // A
+            if not smark[s]: smark[s] = True; states[ms] = s; ms += 1
+        for t in range(ms): smark[states[t]] = False
+        _stage_q(state, h, pairs, m)
+        nc = _stage_v(state, h, states, ms, changed)
+
 @kernel
 def _opsrl_plan(state):
-    Q, V, vmax, cs = state.Q, state.V, state.vmax, state.cs
-    H, S, A, B = Q.shape[0] - 1, Q.shape[1], Q.shape[2], state.Rj.shape[2] // 8
-    W, Rj, Wg = state.W.reshape(state.W.shape[0], B, 8), state.Rj.reshape(S, A, B, 8), state.Wg.reshape(S, A, B, 8)   # blocks of eight lanes
-    for h in range(H - 1, -1, -1):
-        x, Vn = vmax[h + 1], V[h + 1]
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                o, n, q = state.off[s, a], state.nsupp[s, a], -np.inf
-                for b in range(B):   # eight lanes in registers, in one pass over the pair's rows
-                    r, g = Rj[s, a, b], Wg[s, a, b]
-                    a0, a1, a2, a3 = r[0] + g[0] * x, r[1] + g[1] * x, r[2] + g[2] * x, r[3] + g[3] * x
-                    a4, a5, a6, a7 = r[4] + g[4] * x, r[5] + g[5] * x, r[6] + g[6] * x, r[7] + g[7] * x
-                    for k in range(n):
-                        v, w = Vn[cs[o + k]], W[o + k, b]
-                        a0 += w[0] * v; a1 += w[1] * v; a2 += w[2] * v; a3 += w[3] * v
-                        a4 += w[4] * v; a5 += w[5] * v; a6 += w[6] * v; a7 += w[7] * v
-                    q = max(q, max(max(max(a0, a1), max(a2, a3)), max(max(a4, a5), max(a6, a7))))
-                Q[h, s, a] = q
-                if q > best: best = q
-            V[h, s] = best
+    if state.prm.lazy: _opsrl_replan(state)   # the first plan too: every pair is drawn then
+    else:
+        H, S = state.Q.shape[0] - 1, state.Q.shape[1]
+        every, changed, none = np.arange(S), np.empty(S, np.int64), np.empty(0, np.int64)
+        for h in range(H - 1, -1, -1):
+            _stage_q(state, h, none, -1); _stage_v(state, h, every, S, changed)
     state.dirty[:] = 0; state.bstale[0] = 1
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #9c131e69
@@ -269,7 +336,7 @@ def _opsrl_policy(state, pi):
 OPSRL_EPISODIC_FNS = NumbaAgentFns(_opsrl_before_start, _opsrl_select, _opsrl_step_update, terminal_is_episode_end,
                                    _opsrl_episode_end_update, _opsrl_policy, episode_q_behaviour)
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #44c55d85
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #789abdbc
 MAX_SAMPLE_WEIGHTS = 64_000_000   # entries of the sampled weights W (8 bytes each)
 
 def _opsrl_arrays(S:int, A:int, J:int)->tuple:
@@ -307,7 +374,8 @@ class OPSRLEpisodic(KernelAgent):
                                   lazy=int(resample == 'visited'))
         state = OPSRLEpisodicState(*init_counts(S, A), np.zeros((S, A)), np.zeros((S, A)), *_opsrl_arrays(S, A, J),
                                    np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), np.zeros((H + 1, S, A)), np.zeros((H + 1, S)), vmax, prm,
-                                   np.ones(1, np.int64), np.ones(1, np.int64), np.ones((S, A), np.uint8))
+                                   np.ones(1, np.int64), np.ones(1, np.int64), np.ones((S, A), np.uint8),
+                                   np.zeros((S, A), np.int64))
         self.numba_agent = NumbaAgent(OPSRL_EPISODIC_FNS, state)
 
     @classmethod

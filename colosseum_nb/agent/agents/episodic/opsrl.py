@@ -6,13 +6,13 @@
 __all__ = ['OPSRLEpisodicParams', 'OPSRLEpisodicState', 'OPSRL_EPISODIC_FNS', 'MAX_SAMPLE_WEIGHTS', 'gamma_block',
            'OPSRLEpisodic']
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #c4b4bb8a
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #c88b7cac
 import numpy as np
 from collections import namedtuple
 import gin
 from ....config import kernel
 from ....utils import argmax_random_tie, greedy_one_hot, take_flag
-from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, terminal_is_episode_end,
+from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end,
                                      check_number, check_int, check_choice, episode_q_behaviour)
 from ...mdp_models import (init_counts, count_update, rng_from_numba, rng_next, rng_normal, gamma_constants,
                                           rng_uniform, _open_unit, _mt_gamma, _normal_slow, _ZW, _ZK)
@@ -226,7 +226,7 @@ def _stage_v(state, h, states, m, changed):
         if best != V[h, s]: V[h, s] = best; changed[nc] = s; nc += 1
     return nc
 
-# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #7b66e9a2
+# %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #667e2d58
 @kernel
 def _predecessors(state, S, A):
     "The pairs (`s A + a`) whose packed rows lead to each state: `plist[pstart[y]:pstart[y + 1]]` for state `y`."
@@ -271,12 +271,12 @@ def _opsrl_replan(state):
 
 @kernel
 def _opsrl_plan(state):
-    if state.prm.lazy: _opsrl_replan(state)   # the first plan too: every pair is drawn then
-    else:
+    if state.dirty.all():   # every pair drawn afresh (the published rule, the variant's first plan): every stage whole
         H, S = state.Q.shape[0] - 1, state.Q.shape[1]
         every, changed, none = np.arange(S), np.empty(S, np.int64), np.empty(0, np.int64)
         for h in range(H - 1, -1, -1):
             _stage_q(state, h, none, -1); _stage_v(state, h, every, S, changed)
+    else: _opsrl_replan(state)
     state.dirty[:] = 0; state.bstale[0] = 1
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #9c131e69

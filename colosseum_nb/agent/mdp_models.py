@@ -782,7 +782,52 @@ def backward_induction_support(supp, nsupp, Ps, Pu, # a model from `posterior_su
                 if q > best: best = q
             V[h, s] = best
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #42d5f755
+# %% ../../nbs/05b_agent.mdp_models.ipynb #609c0eb4
+@kernel
+def _policy_rows_buffers(nsupp):
+    "Room for the compact rows `(rp, cols, probs, w, r)` of any policy of a counts model (the largest support of each state)."
+    S, A = nsupp.shape
+    cap = 0
+    for s in range(S):
+        m = 0
+        for a in range(A): m = max(m, nsupp[s, a])
+        cap += m
+    return np.empty(S + 1, np.int64), np.empty(cap, np.int64), np.empty(cap), np.empty(S), np.empty(S)
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #22419f92
+@kernel
+def _mean_policy_rows(N, Nsa, supp, nsupp, c, R, gamma, pol, rp, cols, probs, w, r):
+    "Fill the compact rows of the policy `pol` in the posterior-mean model, discount included: `gamma N / den` on the support, `gamma c / den` (`w`) on every state."
+    S = R.shape[0]
+    n = 0
+    for s in range(S):
+        a = pol[s]
+        rp[s], r[s], den = n, R[s, a], Nsa[s, a] + S * c
+        if den > 0.0:
+            w[s] = gamma * c / den
+            for k in range(nsupp[s, a]):
+                i = supp[s, a, k]
+                cols[n] = i; probs[n] = gamma * N[s, a, i] / den; n += 1
+        else: w[s] = gamma / S
+    rp[S] = n
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #bf2a42ff
+@kernel
+def _evaluation_sweep(rp, cols, probs, w, r, V, k_mp):
+    "One sweep of a policy's operator over its compact rows (`sum(V)` from the start of the sweep); with `k_mp > 0`, McQueen-Porteus's shift when it shrinks every error."
+    tot = V.sum()
+    lo, hi = np.inf, -np.inf
+    for s in range(V.shape[0]):
+        acc = r[s] + w[s] * tot
+        for k in range(rp[s], rp[s + 1]): acc += probs[k] * V[cols[k]]
+        d = acc - V[s]
+        lo, hi = min(lo, d), max(hi, d)
+        V[s] = acc
+    if k_mp > 0.0 and lo * hi > 0.0 and hi - lo < 2.0 * min(abs(lo), abs(hi)):
+        sh = k_mp * (lo + hi) / 2
+        for s in range(V.shape[0]): V[s] += sh
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #feff7372
 @kernel
 def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
     "McQueen-Porteus test; on success set V (and shift Q) to the midpoint and return True."
@@ -798,11 +843,14 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
                        R, gamma, # rewards (S, A) and discount
                        V, Q, # values (S,) (the warm start, updated in place) and Q-values (S, A) (output)
                        tol, max_iter, # accuracy of V and largest number of improvement sweeps
-                       n_eval=20 # evaluation sweeps after each improvement sweep
+                       n_eval=20, # evaluation sweeps after each improvement sweep
+                       shift=True # move the values to the midpoint of McQueen-Porteus's bounds after an evaluation sweep (when that helps)
                       ):
     "Optimal discounted values of the posterior-mean model by warm-started modified policy iteration."
     S, A = R.shape
     Vn, pol = np.empty(S), np.zeros(S, np.int64)
+    rp, cols, probs, w, r = _policy_rows_buffers(nsupp)
+    k_mp, prev = gamma / (1.0 - gamma), np.inf
     for it in range(max_iter):
         tot = V.sum()
         lo, hi = np.inf, -np.inf
@@ -817,15 +865,11 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
             Vn[s] = best
             lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
+        if hi - lo >= prev: shift = False
+        prev = hi - lo
         V[:] = Vn
-        tot = V.sum()
-        for e in range(n_eval):
-            for s in range(S):
-                a = pol[s]
-                den, acc = Nsa[s, a] + S * c, c * tot
-                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
-                v = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
-                tot += v - V[s]; V[s] = v
+        _mean_policy_rows(N, Nsa, supp, nsupp, c, R, gamma, pol, rp, cols, probs, w, r)
+        for e in range(n_eval): _evaluation_sweep(rp, cols, probs, w, r, V, k_mp if shift else 0.0)
     return -max_iter
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #15b4cab2

@@ -811,23 +811,18 @@ def _mean_policy_rows(N, Nsa, supp, nsupp, c, R, gamma, pol, rp, cols, probs, w,
         else: w[s] = gamma / S
     rp[S] = n
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #bf2a42ff
+# %% ../../nbs/05b_agent.mdp_models.ipynb #b748e398
 @kernel
-def _evaluation_sweep(rp, cols, probs, w, r, V, k_mp):
-    "One sweep of a policy's operator over its compact rows (`sum(V)` from the start of the sweep); with `k_mp > 0`, McQueen-Porteus's shift when it shrinks every error."
-    tot = V.sum()
-    lo, hi = np.inf, -np.inf
+def _evaluation_sweep(rp, cols, probs, w, r, V, Vo):
+    "`V <- T V`, the policy's operator on its compact rows (Jacobi: `Vo` keeps the values it starts from)."
+    Vo[:] = V
+    tot = Vo.sum()
     for s in range(V.shape[0]):
         acc = r[s] + w[s] * tot
-        for k in range(rp[s], rp[s + 1]): acc += probs[k] * V[cols[k]]
-        d = acc - V[s]
-        lo, hi = min(lo, d), max(hi, d)
+        for k in range(rp[s], rp[s + 1]): acc += probs[k] * Vo[cols[k]]
         V[s] = acc
-    if k_mp > 0.0 and lo * hi > 0.0 and hi - lo < 2.0 * min(abs(lo), abs(hi)):
-        sh = k_mp * (lo + hi) / 2
-        for s in range(V.shape[0]): V[s] += sh
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #feff7372
+# %% ../../nbs/05b_agent.mdp_models.ipynb #517a22f9
 @kernel
 def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
     "McQueen-Porteus test; on success set V (and shift Q) to the midpoint and return True."
@@ -843,14 +838,12 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
                        R, gamma, # rewards (S, A) and discount
                        V, Q, # values (S,) (the warm start, updated in place) and Q-values (S, A) (output)
                        tol, max_iter, # accuracy of V and largest number of improvement sweeps
-                       n_eval=20, # evaluation sweeps after each improvement sweep
-                       shift=True # move the values to the midpoint of McQueen-Porteus's bounds after an evaluation sweep (when that helps)
+                       n_eval=20 # evaluation sweeps after each improvement sweep
                       ):
     "Optimal discounted values of the posterior-mean model by warm-started modified policy iteration."
     S, A = R.shape
-    Vn, pol = np.empty(S), np.zeros(S, np.int64)
+    Vn, Vo, pol = np.empty(S), np.empty(S), np.zeros(S, np.int64)
     rp, cols, probs, w, r = _policy_rows_buffers(nsupp)
-    k_mp, prev = gamma / (1.0 - gamma), np.inf
     for it in range(max_iter):
         tot = V.sum()
         lo, hi = np.inf, -np.inf
@@ -865,11 +858,9 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
             Vn[s] = best
             lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
-        if hi - lo >= prev: shift = False
-        prev = hi - lo
         V[:] = Vn
         _mean_policy_rows(N, Nsa, supp, nsupp, c, R, gamma, pol, rp, cols, probs, w, r)
-        for e in range(n_eval): _evaluation_sweep(rp, cols, probs, w, r, V, k_mp if shift else 0.0)
+        for e in range(n_eval): _evaluation_sweep(rp, cols, probs, w, r, V, Vo)
     return -max_iter
 
 # %% ../../nbs/05b_agent.mdp_models.ipynb #15b4cab2

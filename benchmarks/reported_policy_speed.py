@@ -11,7 +11,7 @@ the states whose greedy action differs (near-ties within the planners' accuracy)
 import argparse, time
 import numpy as np
 from colosseum_nb.config import kernel
-from colosseum_nb.agent.mdp_models import mean_discounted_vi, _mp_stop
+from colosseum_nb.agent.mdp_models import mean_discounted_vi, _mean_improvement_sweep, _mp_stop
 from colosseum_nb.agent.agents import agent_class
 from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
@@ -20,21 +20,10 @@ from colosseum_nb.utils import make_mdp_spec
 @kernel
 def gauss_seidel_vi(N, Nsa, supp, nsupp, c, R, gamma, V, Q, tol, max_iter, n_eval=20):
     "The former planner: `mean_discounted_vi` with Gauss-Seidel evaluation sweeps (each state reads the values already updated)."
-    S, A = R.shape
+    S = R.shape[0]
     Vn, pol = np.empty(S), np.zeros(S, np.int64)
     for it in range(max_iter):
-        tot = V.sum()
-        lo, hi = np.inf, -np.inf
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):
-                den, acc = Nsa[s, a] + S * c, c * tot
-                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
-                q = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
-                Q[s, a] = q
-                if q > best: best, pol[s] = q, a
-            Vn[s] = best
-            lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
+        lo, hi = _mean_improvement_sweep(N, Nsa, supp, nsupp, c, R, gamma, V, Vn, Q, pol)
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
         tot = V.sum()

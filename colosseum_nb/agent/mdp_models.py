@@ -822,7 +822,7 @@ def _evaluation_sweep(rp, cols, probs, w, r, V, Vo):
         for k in range(rp[s], rp[s + 1]): acc += probs[k] * Vo[cols[k]]
         V[s] = acc
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #517a22f9
+# %% ../../nbs/05b_agent.mdp_models.ipynb #bde79c6d
 @kernel
 def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
     "McQueen-Porteus test; on success set V (and shift Q) to the midpoint and return True."
@@ -833,6 +833,26 @@ def _mp_stop(V, Vn, Q, gamma, tol, lo, hi):
         for a in range(Q.shape[1]): Q[s, a] += k * (hi + lo) / 2
     return True
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #21a6e488
+@kernel
+def _mean_improvement_sweep(N, Nsa, supp, nsupp, c, R, gamma, V, Vn, Q, pol):
+    "One improvement sweep of the posterior-mean model: `Q`, its greedy values `Vn` and actions `pol`; returns the range `(lo, hi)` of `Vn - V`."
+    S, A = R.shape
+    tot = V.sum()
+    lo, hi = np.inf, -np.inf
+    for s in range(S):
+        best = -np.inf
+        for a in range(A):   # gamma mean_expectation(N, Nsa, supp, nsupp, c, s, a, V, tot), written out
+            den, acc = Nsa[s, a] + S * c, c * tot
+            for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
+            q = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
+            Q[s, a] = q
+            if q > best: best, pol[s] = q, a
+        Vn[s] = best
+        lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
+    return lo, hi
+
+# %% ../../nbs/05b_agent.mdp_models.ipynb #99eb88fe
 @kernel
 def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the posterior-mean model
                        R, gamma, # rewards (S, A) and discount
@@ -841,22 +861,11 @@ def mean_discounted_vi(N, Nsa, supp, nsupp, c, # counts and pseudo-count of the 
                        n_eval=20 # evaluation sweeps after each improvement sweep
                       ):
     "Optimal discounted values of the posterior-mean model by warm-started modified policy iteration."
-    S, A = R.shape
+    S = R.shape[0]
     Vn, Vo, pol = np.empty(S), np.empty(S), np.zeros(S, np.int64)
     rp, cols, probs, w, r = _policy_rows_buffers(nsupp)
     for it in range(max_iter):
-        tot = V.sum()
-        lo, hi = np.inf, -np.inf
-        for s in range(S):
-            best = -np.inf
-            for a in range(A):   # gamma mean_expectation(N, Nsa, supp, nsupp, c, s, a, V, tot), written out
-                den, acc = Nsa[s, a] + S * c, c * tot
-                for k in range(nsupp[s, a]): acc += N[s, a, supp[s, a, k]] * V[supp[s, a, k]]
-                q = R[s, a] + gamma * (acc / den if den > 0.0 else tot / S)
-                Q[s, a] = q
-                if q > best: best, pol[s] = q, a
-            Vn[s] = best
-            lo, hi = min(lo, best - V[s]), max(hi, best - V[s])
+        lo, hi = _mean_improvement_sweep(N, Nsa, supp, nsupp, c, R, gamma, V, Vn, Q, pol)
         if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
         _mean_policy_rows(N, Nsa, supp, nsupp, c, R, gamma, pol, rp, cols, probs, w, r)

@@ -37,21 +37,19 @@ SLOWEST = {   # the slowest run of each agent in `benchmarks/full_default.py --s
 PARTS = ('plans', 'reported policy', 'reported evaluation', 'behaviour policy', 'behaviour evaluation')
 
 def benchmark_mdp(spec:str):
-    "The MDP (seed 0) of `setting:scope:MDPClass`, as the benchmark builds it."
-    from colosseum_nb.benchmark.benchmark import ColosseumDefaultBenchmark, benchmark_mdp_configs
-    from colosseum_nb.mdp import MDP_CLASSES
+    "The MDP (seed 0) of `setting:prms_k:MDPClass`, as the benchmark builds it."
+    from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
     setting, scope, klass = spec.split(':')
-    cfgs = [c for c in benchmark_mdp_configs(getattr(ColosseumDefaultBenchmark, setting.upper()))
-            if c.scope == scope and c.mdp_class == klass]
-    if not cfgs: raise SystemExit(f"--mdp {spec!r}: no {klass} with scope {scope} in the {setting} benchmark")
-    return MDP_CLASSES[klass](seed=0, **cfgs[0].kwargs)
+    mdps = dict(build_benchmark_mdps(setting, 0))
+    if f"{scope}-{klass}" not in mdps: raise SystemExit(f"--mdp {spec!r}: no {klass} with scope {scope} in the {setting} benchmark")
+    return mdps[f"{scope}-{klass}"]
 
 def make_agent(name, mdp, T):
     "The agent with its cached hyperparameters, seed 0."
     from colosseum_nb.agent.agents import agent_class
     from colosseum_nb.utils import make_mdp_spec
     cls = agent_class(name)
-    return cls(seed=0, mdp_specs=make_mdp_spec(mdp, cls), optimization_horizon=T, **cls._kwargs_from_parameters(cls.get_default_parameters()))
+    return cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp, cls), cls.get_default_parameters())
 
 def timed(fn, clock, part):
     "`fn` with its seconds and calls added to `clock[part]`."

@@ -44,12 +44,12 @@ def benchmark_mdp(spec:str):
     if f"{scope}-{klass}" not in mdps: raise SystemExit(f"--mdp {spec!r}: no {klass} with scope {scope} in the {setting} benchmark")
     return mdps[f"{scope}-{klass}"]
 
-def make_agent(name, mdp, T):
-    "The agent with its cached hyperparameters, seed 0."
+def make_agent(name, mdp, T, seed=0):
+    "The agent with its cached hyperparameters, seeded `seed`."
     from colosseum_nb.agent.agents import agent_class
     from colosseum_nb.utils import make_mdp_spec
     cls = agent_class(name)
-    return cls.get_agent_instance_from_parameters(0, T, make_mdp_spec(mdp, cls), cls.get_default_parameters())
+    return cls.get_agent_instance_from_parameters(seed, T, make_mdp_spec(mdp, cls), cls.get_default_parameters())
 
 def timed(fn, clock, part):
     "`fn` with its seconds and calls added to `clock[part]`."

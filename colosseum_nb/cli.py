@@ -101,7 +101,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #f1550e9c
+# %% ../nbs/08_cli.ipynb #3bf7463c
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -151,6 +151,10 @@ def _add_common(p, what):
     p.add_argument('--cores', type=_positive(int), metavar='N', help='local processes (default: every core); with --slurm, cores (worker processes) per job (default: 1)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.add_argument('--reference-compatible', action='store_true', help="reproduce Colosseum's numbers (agents and measures), recorded with every run")
+    s = p.add_mutually_exclusive_group()
+    s.add_argument('--stop-when-optimal', action='store_true', help="Colosseum's optimality stop: an agent stops learning once its reported policy has been optimal for ten logs "
+                   "and plays that policy to the end (default: only with --reference-compatible; recorded with every run)")
+    s.add_argument('--learn-throughout', action='store_true', help="every agent learns for all its steps, with --reference-compatible too (the default otherwise)")
     c = p.add_argument_group('cluster', 'run on SLURM worker jobs (dask-jobqueue) or on a running dask scheduler instead of this machine')
     c.add_argument('--slurm', action='store_true', help='run on SLURM worker jobs submitted from here')
     c.add_argument('--scheduler', metavar='ADDRESS', help='use the workers of a running dask scheduler, e.g. tcp://10.0.0.5:8786')
@@ -211,7 +215,7 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #d2512cb3
+# %% ../nbs/08_cli.ipynb #87574a63
 def _cell(m, sd, n, c):
     "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
     if pd.isna(m): return '-'
@@ -258,9 +262,10 @@ def _settings_line(folder)->str:
     st = folder_settings(folder)
     if st is None: return "settings: not recorded (these runs predate the record)"
     mode = "reference-compatible (Colosseum's agents and measures, quirks included)" if st['reference_compatible'] else "default (as defined in the papers)"
-    return f"settings: {mode}, tolerance {st['tolerance']:g}"
+    rule = "agents stopped learning at Colosseum's optimality test" if st['stop_when_optimal'] else "agents learned throughout"
+    return f"settings: {mode}, tolerance {st['tolerance']:g}, {rule}"
 
-# %% ../nbs/08_cli.ipynb #09531622
+# %% ../nbs/08_cli.ipynb #3341f76a
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -302,8 +307,10 @@ def _main_client(args, log_directory=None):
 
 @contextlib.contextmanager
 def _settings(args):
-    "The reference-compatibility switch of the command for its block."
-    with config.reference_compatible(True) if args.reference_compatible else contextlib.nullcontext(): yield
+    "The reference-compatibility switch and the stop rule of the command for its block."
+    rule = True if args.stop_when_optimal else False if args.learn_throughout else None
+    with config.reference_compatible(True) if args.reference_compatible else contextlib.nullcontext():
+        with config.use_settings({**config.result_settings(), 'stop_when_optimal': rule}) if rule is not None else contextlib.nullcontext(): yield
 
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['KERNEL_FLAGS', 'RESULT_SETTINGS', 'DEFAULT_EXPERIMENTS_FOLDER', 'DEFAULT_HYPEROPT_FOLDER', 'kernel', 'source_digest',
-           'set_reference_compatible', 'is_reference_compatible', 'tolerance', 'reference_compatible', 'set_tolerance',
-           'result_settings', 'check_result_settings', 'use_settings', 'set_cache_folder', 'get_cache_folder',
-           'set_experiments_folder', 'set_hyperopt_folder', 'get_experiments_folder', 'get_hyperopt_folder',
-           'reset_folders', 'set_available_cores', 'get_available_cores', 'enable_verbose_logging',
-           'disable_verbose_logging', 'is_verbose', 'in_test']
+           'set_reference_compatible', 'is_reference_compatible', 'tolerance', 'reference_compatible',
+           'set_stop_when_optimal', 'is_stop_when_optimal', 'set_tolerance', 'result_settings', 'check_result_settings',
+           'use_settings', 'set_cache_folder', 'get_cache_folder', 'set_experiments_folder', 'set_hyperopt_folder',
+           'get_experiments_folder', 'get_hyperopt_folder', 'reset_folders', 'set_available_cores',
+           'get_available_cores', 'enable_verbose_logging', 'disable_verbose_logging', 'is_verbose', 'in_test']
 
 # %% ../nbs/00_config.ipynb #4716d04a
 import os, contextlib, functools, hashlib, importlib.util
@@ -65,8 +65,24 @@ def reference_compatible(on:bool=True # the mode inside the `with` block
     try: yield
     finally: set_reference_compatible(old)
 
-# %% ../nbs/00_config.ipynb #3afc511d
-RESULT_SETTINGS = ('reference_compatible', 'tolerance')  # the settings that change results, recorded with every run
+# %% ../nbs/00_config.ipynb #8cda4067
+_SETTINGS['stop_when_optimal'] = None   # None: follow the mode (Colosseum's optimality stop in reference-compatible mode only)
+
+def set_stop_when_optimal(on:bool=True # stop learning at Colosseum's optimality test (None: only in reference-compatible mode)
+                         ):
+    "Choose whether agents stop learning once their reported policy has been optimal for ten logs (Colosseum's rule)."
+    if on is not None and not isinstance(on, bool): raise ValueError(f"on={on!r}: must be True, False or None")
+    _SETTINGS['stop_when_optimal'] = on
+
+def is_stop_when_optimal(override=None # a per-run value that wins over the setting when not `None`
+                        )->bool:
+    "Whether a run stops learning at Colosseum's optimality test: the override, the setting, or else the mode."
+    if override is not None: return bool(override)
+    on = _SETTINGS['stop_when_optimal']
+    return _SETTINGS['reference_compatible'] if on is None else on
+
+# %% ../nbs/00_config.ipynb #b21bb5a6
+RESULT_SETTINGS = ('reference_compatible', 'tolerance', 'stop_when_optimal')  # the settings that change results, recorded with every run
 
 def _checked_tolerance(name, tol)->float:
     "`tol` as a float, or a `ValueError` naming `name` if it is not a number in (0, 0.1]."
@@ -80,22 +96,27 @@ def set_tolerance(tol:float # absolute tolerance of default-mode quantities, in 
 
 def result_settings()->dict:
     "The settings that change results, as plain data (what an experiment instance records)."
-    return {k: _SETTINGS[k] for k in RESULT_SETTINGS}
+    return dict(reference_compatible=_SETTINGS['reference_compatible'], tolerance=_SETTINGS['tolerance'], stop_when_optimal=is_stop_when_optimal())
 
-# %% ../nbs/00_config.ipynb #c4d6a626
+# %% ../nbs/00_config.ipynb #b3317c35
+_LEGACY_SETTINGS = ('reference_compatible', 'tolerance')  # a record written before the stop rule was recorded: its runs used Colosseum's stop
+
 def check_result_settings(settings # a mapping of `RESULT_SETTINGS` names to values
                          )->dict:
     "`settings` as a complete, checked dict of the settings that change results."
+    if isinstance(settings, dict) and set(settings) == set(_LEGACY_SETTINGS): settings = {**settings, 'stop_when_optimal': True}
     if not isinstance(settings, dict) or set(settings) != set(RESULT_SETTINGS):
         raise ValueError(f"settings={settings!r}: must give exactly {', '.join(RESULT_SETTINGS)}")
-    if not isinstance(settings['reference_compatible'], bool): raise ValueError(f"reference_compatible={settings['reference_compatible']!r}: must be True or False")
-    return dict(reference_compatible=settings['reference_compatible'], tolerance=_checked_tolerance('tolerance', settings['tolerance']))
+    for k in ('reference_compatible', 'stop_when_optimal'):
+        if not isinstance(settings[k], bool): raise ValueError(f"{k}={settings[k]!r}: must be True or False")
+    return dict(reference_compatible=settings['reference_compatible'], tolerance=_checked_tolerance('tolerance', settings['tolerance']),
+                stop_when_optimal=settings['stop_when_optimal'])
 
 @contextlib.contextmanager
 def use_settings(settings # a mapping of `RESULT_SETTINGS` names to values (e.g. an instance's record)
                 ):
     "Apply recorded result settings for a block and restore the previous ones after."
-    new, old = check_result_settings(settings), result_settings()
+    new, old = check_result_settings(settings), {k: _SETTINGS[k] for k in RESULT_SETTINGS}
     _SETTINGS.update(new)
     try: yield
     finally: _SETTINGS.update(old)

@@ -6,9 +6,11 @@
 __all__ = ['ColosseumEnv', 'make_env', 'env_id', 'register_envs', 'ColosseumVectorEnv', 'make_vector_env']
 
 # %% ../nbs/04b_gym.ipynb #504ec438
+import inspect
 import numpy as np
 from fastcore.basics import patch
 from .config import kernel
+from .utils import did_you_mean
 from .mdp import BaseMDP, MDP_CLASSES, mdp_class as _mdp_class
 from .noises import GaussianUncorrelated, StudentTUncorrelated, GaussianCorrelated, StudentTCorrelated
 try:
@@ -219,13 +221,35 @@ def render(self:ColosseumEnv):
     if self.render_mode == 'ansi': return self.mdp.render(int(self._c.s[0]))
 
 # %% ../nbs/04b_gym.ipynb #5dfa71a9
+def _required_names(cls)->list:
+    "The constructor parameters of an MDP class that have no default (besides `seed`)."
+    names = []
+    for k in cls.__mro__:
+        if '__init__' in vars(k):
+            names += [n for n, p in inspect.signature(vars(k)['__init__']).parameters.items()
+                      if n not in ('self', 'seed') and p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return list(dict.fromkeys(names))
+
+def _new_mdp(cls, kwargs:dict):
+    "`cls(**kwargs)` (seed 0 unless given), with one plain error naming an unknown or a missing parameter."
+    valid = cls._valid_names()
+    unknown = [k for k in kwargs if k not in valid]
+    if unknown:
+        hints = ''.join(did_you_mean(k, valid) for k in unknown)
+        raise ValueError(f"{cls.__name__}: unknown parameter(s) {unknown}{hints}; valid: {valid}")
+    try: return cls(**{'seed': 0, **kwargs})
+    except TypeError as e:   # gin wraps it in a proxy class that gymnasium's `make` cannot re-raise: raise a plain one
+        missing = [n for n in _required_names(cls) if n not in kwargs and repr(n) in str(e)]   # not the ones gin binds
+        msg = f"{cls.__name__}: missing required parameter(s) {missing}" if missing else f"{cls.__name__}: {str(e).splitlines()[0]}"
+        raise TypeError(msg) from None
+
 def make_env(mdp_class, # an MDP class or its name
              render_mode:str=None, # 'ansi' or None
              **kwargs # the MDP class's parameters (`seed` defaults to 0; `emission_map`, `noise`, ... by class or name)
             )->ColosseumEnv:
     "A `ColosseumEnv` of a new MDP of `mdp_class` built with `kwargs`."
     cls = mdp_class if isinstance(mdp_class, type) else _mdp_class(mdp_class)
-    return ColosseumEnv(cls(**{'seed': 0, **kwargs}), render_mode=render_mode)
+    return ColosseumEnv(_new_mdp(cls, kwargs), render_mode=render_mode)
 
 def env_id(mdp_class)->str:
     "The gymnasium id of an MDP class, e.g. 'colosseum_nb/DeepSeaEpisodic-v0'."
@@ -313,4 +337,4 @@ def make_vector_env(mdp_class, # an MDP class or its name
                    )->ColosseumVectorEnv:
     "A `ColosseumVectorEnv` of a new MDP (the `vector_entry_point` of the registered ids)."
     cls = mdp_class if isinstance(mdp_class, type) else _mdp_class(mdp_class)
-    return ColosseumVectorEnv(cls(**{'seed': 0, **kwargs}), num_envs, max_episode_steps)
+    return ColosseumVectorEnv(_new_mdp(cls, kwargs), num_envs, max_episode_steps)

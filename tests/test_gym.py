@@ -30,3 +30,41 @@ def test_make_with_time_limit_truncates_continuous():
     flags = [env.step(env.action_space.sample())[2:4] for _ in range(4)]
     assert flags == [(False, False)] * 3 + [(False, True)]
     assert obs.dtype == np.float32 and obs.shape == (1,)
+
+# A missing or misspelt MDP parameter gets one plain error naming it, whichever door the user comes through. (Gin wraps a
+# constructor's error in a proxy class that gymnasium's `make` cannot rebuild: it used to answer with a TypeError about
+# `ExceptionProxy.__init__` instead.)
+MISSING = ('FrozenLakeEpisodic', dict(size=4), TypeError, "missing required parameter(s) ['p_frozen']")
+UNKNOWN = ('RiverSwimContinuous', dict(sizee=5), ValueError, "unknown parameter(s) ['sizee'] (did you mean 'size'?); valid: [")
+
+def _gym():
+    gymnasium = pytest.importorskip('gymnasium')
+    import colosseum_nb.gym  # registers the ids
+    return gymnasium, colosseum_nb.gym
+
+@pytest.mark.parametrize('name, kwargs, err, msg', [MISSING, UNKNOWN])
+def test_gymnasium_make_names_the_bad_parameter(name, kwargs, err, msg):
+    gymnasium, _ = _gym()
+    with pytest.raises(err) as e: gymnasium.make(f'colosseum_nb/{name}-v0', **kwargs)
+    assert msg in str(e.value) and 'ExceptionProxy' not in str(e.value)
+
+@pytest.mark.parametrize('mode', ['vector_entry_point', 'sync'])
+@pytest.mark.parametrize('name, kwargs, err, msg', [MISSING, UNKNOWN])
+def test_gymnasium_make_vec_names_the_bad_parameter(name, kwargs, err, msg, mode):
+    gymnasium, _ = _gym()
+    with pytest.raises(err) as e: gymnasium.make_vec(f'colosseum_nb/{name}-v0', num_envs=2, vectorization_mode=mode, **kwargs)
+    assert msg in str(e.value)
+
+@pytest.mark.parametrize('name, kwargs, err, msg', [MISSING, UNKNOWN])
+def test_make_env_and_make_vector_env_name_the_bad_parameter(name, kwargs, err, msg):
+    _, g = _gym()
+    for make in (g.make_env, lambda n, **kw: g.make_vector_env(n, num_envs=2, **kw)):
+        with pytest.raises(err) as e: make(name, **kwargs)
+        assert msg in str(e.value)
+
+def test_mdp_class_names_the_bad_parameter():
+    from colosseum_nb.mdp import FrozenLakeEpisodic, RiverSwimContinuous
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'p_frozen'"): FrozenLakeEpisodic(seed=0, size=4)
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['sise'\]"): RiverSwimContinuous(seed=0, size=5, sise=5)
+    with pytest.raises(TypeError) as e: RiverSwimContinuous(seed=0, sizee=5)   # the missing `size` is found first
+    assert "'size'" in str(e.value) and "'sizee'" in str(e.value)

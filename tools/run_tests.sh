@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): every CI gate in order, then one line `N passed, N failed`.
-# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; lint-imports (the layers contract); nbdev_test on every notebook (cells flagged `dask` and
+# Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; lint-imports (the layers contract); the docs check;
+# nbdev's docs processing of every notebook; nbdev_test on every notebook (cells flagged `dask` and
 # `slurm` included: the slurm ones need a running SLURM, which this script starts when it can, see tools/slurm_localhost.sh); pytest tests/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,10 @@ gate "nbdev_export leaves no diff" export_gate
 # the layers of .importlinter (config, utils -> ... -> cli): no module imports a higher one; this checkout's package, not an installed one
 lint_gate() { PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" $BIN/lint-imports --no-cache --no-logo; }
 gate "lint-imports" lint_gate
+# the docs: sidebar, titles, number prefixes, links and README (generated from nbs/index.ipynb), tools/check_docs.py
+gate "docs check" $BIN/python tools/check_docs.py
+# what nbdev_docs runs first (nbdev_proc_nbs), on every notebook, into a temporary folder: an error fails the gate
+gate "nbdev_proc_nbs processes every notebook" $BIN/python tools/proc_nbs.py
 
 # A real SLURM for the cluster cells and tests: started here (and stopped at the end) when none runs and one can be started
 # (tools/slurm_localhost.sh: Debian, root); otherwise they are skipped with one line saying why, except under CI=true,

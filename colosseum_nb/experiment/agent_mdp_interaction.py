@@ -6,14 +6,14 @@
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
            'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'default_loop_seed', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #4183fb1c
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #3d3007ba
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
 import pandas as pd
 import numba
 from fastcore.basics import patch
-from ..config import kernel, KERNEL_FLAGS
+from ..config import kernel, KERNEL_FLAGS, is_stop_when_optimal
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
@@ -275,7 +275,7 @@ def default_loop_seed(mdp, # the MDP (its `seed`)
     if a is None or int(a) == int(mdp.seed): return int(mdp.seed)
     return int(np.random.SeedSequence([int(mdp.seed), int(a)]).generate_state(1)[0])
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #b7493d0b
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ad49b541
 class MDPLoop:
     "One run of an agent on an MDP, logging Colosseum's performance indicators."
     def __init__(self, mdp, # the MDP (a `BaseMDP`)
@@ -290,7 +290,7 @@ class MDPLoop:
         if use_numba and self.observe is not None: raise ValueError(f"{type(agent).__name__} receives observations: it runs in the Python loop")
         if use_numba and nb is None: raise ValueError(f"{type(agent).__name__} has no numba_agent: it can only run in the Python loop")
         self.use_numba = nb is not None and self.observe is None if use_numba is None else bool(use_numba)
-        self.logs, self.last_training_step, self.stopped_optimal_at = None, -1, -1
+        self.logs, self.last_training_step, self.stopped_optimal_at, self.stop_when_optimal = None, -1, -1, None
         self.solver_failures, self.first_solver_failure_step = 0, -1
         self.gain_limits = dict(tol=_TOL, max_iter=_MAX_ITER, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP)   # of the continuous regret's solver
 
@@ -364,15 +364,17 @@ def _workspace(self:MDPLoop):
     lim = np.array([gl['max_iter'], gl['mem_cap'], int(gl['work_cap'])], np.int64)
     return CONTINUOUS_REGRET, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim, np.zeros(S), np.zeros(K)), shape, (o, w, rd)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #fe8b373b
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c41381d2
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
         max_time:float=np.inf, # time budget in seconds: past it the agent stops learning and plays its last policy to the end
-        stop_when_optimal:bool=True # Colosseum's optimality test: stop learning once the policy has been optimal for ten logs
+        stop_when_optimal:bool=None # Colosseum's optimality test: stop learning once the reported policy has been optimal for ten logs (None: `config.is_stop_when_optimal()`, off by default, on in reference-compatible mode)
        )->tuple:
     "Run the agent for `T` steps; return (step at which the time budget stopped training or -1, last log row)."
     T, log_every, max_time = _check_run_args(T, log_every, max_time)
+    if stop_when_optimal is not None and not isinstance(stop_when_optimal, (bool, np.bool_)): raise ValueError(f"stop_when_optimal={stop_when_optimal!r}: must be True, False or None")
+    self.stop_when_optimal = stop_when_optimal = is_stop_when_optimal(stop_when_optimal)
     regret_fn, rws, shape, (o, w, rd) = self._workspace()
     m = _mdp_arrays(self.mdp)
     n_rows = (T - 1) // log_every + 1 if log_every > 0 else 1

@@ -130,7 +130,7 @@ def time_exceeded_path(instance:ExperimentInstance)->Path:
     "The file that records that a run was cut by its time budget."
     return instance.log_folder / f'seed{instance.seed}_time_exceeded.txt'
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #28bfbc03
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #80b35100
 SETTINGS_FILE = 'colosseum_nb_settings.yml'  # a results folder's record of the settings its runs used
 
 def folder_settings(folder # a results folder
@@ -142,6 +142,12 @@ def folder_settings(folder # a results folder
     except (OSError, ValueError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ValueError(f"{p}: not a record of result settings ({e}); restore it or use another results folder") from None
 
+def _legacy_differences(folder, settings)->list:
+    "The stop rule's difference when `folder` holds logs but no record of their settings (made before settings were recorded, with the stop)."
+    if check_result_settings(settings)['stop_when_optimal'] or (Path(folder) / SETTINGS_FILE).exists(): return []
+    if next(Path(folder).glob('logs/*/seed*_logs.csv'), None) is None: return []
+    return ["its logs predate recorded settings, when every run stopped learning at Colosseum's optimality test: stop_when_optimal is True there, False here"]
+
 def _differences(there, here)->list:
     "What differs between two records of result settings (nothing when there is no record `there`)."
     return [] if there is None else [f"{k} is {there[k]!r} there, {here[k]!r} here" for k in RESULT_SETTINGS if there[k] != here[k]]
@@ -150,12 +156,14 @@ def settings_differences(folder, # a results folder
                          settings:dict # the result settings of a run
                         )->list:
     "What differs between `settings` and those recorded in `folder` (nothing when nothing is recorded)."
-    return _differences(folder_settings(folder), settings)
+    return _legacy_differences(folder, settings) or _differences(folder_settings(folder), settings)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ef5a2566
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ab876cde
 def _refuse_settings(folder, diffs):
     return ValueError(f"{folder}: its runs were made with other settings ({'; '.join(diffs)}); use the same settings "
-                      "(colosseum_nb.config.set_reference_compatible, set_tolerance; --reference-compatible on the command line) or another results folder")
+                      "(colosseum_nb.config.set_reference_compatible, set_tolerance, set_stop_when_optimal; --reference-compatible, "
+                      "--stop-when-optimal on the command line) or another results folder")
+
 
 def _create_once(path, text):
     "Create `path` holding `text` unless it exists (atomic: a complete file under a temporary name, hard-linked to `path`)."
@@ -171,6 +179,7 @@ def record_settings(folder, # a results folder
                    ):
     "Record `settings` as those of `folder`'s runs, refusing a folder whose runs were made with other settings."
     settings = check_result_settings(settings)
+    if diffs := _legacy_differences(folder, settings): raise _refuse_settings(folder, diffs)
     for _ in range(2):  # refused at once, or after the record was created (by this process or a concurrent one)
         there = folder_settings(folder)
         if there is not None:

@@ -39,9 +39,9 @@ PLAN = [(CC, ('QLearningContinuous',), 10, None),
 QUICK_PLAN = [(CC, ('QLearningContinuous',), 1, ('prms_0-RiverSwimContinuous', 'prms_0-FrozenLakeContinuous', 'prms_0-DeepSeaContinuous'))]
 
 def settings_of(name:str)->dict:
-    "The result settings of a setting's name ('default' or 'reference'), at the package's tolerance."
+    "The result settings of a setting's name ('default': agents learn throughout; 'reference': Colosseum's measures and optimality stop), at the package's tolerance."
     if name not in SETTINGS: raise ValueError(f"setting={name!r}: must be one of {SETTINGS}")
-    return dict(reference_compatible=name == 'reference', tolerance=config.tolerance())
+    with config.reference_compatible(name == 'reference'): return config.result_settings()
 
 def _keep(text, scopes):
     "The lines of an MDP class's gin text whose scope is in `scopes`."
@@ -103,6 +103,25 @@ def run_plan(root, parts:list, n_cores:int=2, n_steps:int=None, progress:bool=Fa
         if after_part is not None: after_part(pd.concat(tables, ignore_index=True))
     return pd.concat(tables, ignore_index=True)
 
+def _part_from(folder, name, b, agents, n_seeds, mdps):
+    "The part's runs from one results folder made with the settings `name` (None when it lacks some)."
+    from colosseum_nb.experiment.experiment_instances import folder_settings
+    if not folder.exists() or folder_settings(folder) != settings_of(name): return None
+    t = final_regrets(folder, name, b, agents)
+    t = t[(t.seed < n_seeds) & (t.mdp.isin(mdps) if mdps is not None else True) & (t.steps == t.steps.max())]
+    want = n_seeds * len(agents) * len(benchmark_part(b, n_seeds, mdps).mdp_configs)
+    return t if len(t) == want else None
+
+def from_full(roots:list, name:str, parts:list)->pd.DataFrame:
+    "The final regrets of the plan's runs taken from default benchmarks run with the settings `name` (`colosseum_nb run --results ROOT`), each part from
+    the first root holding all its runs: the same runs as the plan's (a run depends on its seed and configurations, not on how many seeds its benchmark has)."
+    tables = []
+    for b, agents, n_seeds, mdps in parts:
+        t = next((t for r in roots if (t := _part_from(Path(r) / f'benchmark_{b}', name, b, agents, n_seeds, mdps)) is not None), None)
+        if t is None: raise SystemExit(f"{b}, {', '.join(agents)}: no results folder under {', '.join(map(str, roots))} holds the plan's {n_seeds} seeds with the {name} settings")
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True).drop_duplicates(['benchmark', 'agent', 'mdp', 'seed'])
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('root', nargs='?', default='reference_vs_default_runs', help='results root (a second invocation resumes)')
@@ -112,11 +131,22 @@ def main():
     p.add_argument('--agents', help='comma-separated: run only the parts of the plan with these agents (the CSV holds every run of their folders)')
     p.add_argument('--no-hardness', action='store_true')
     p.add_argument('--out', default='nbs/tutorials/reference_vs_default')
+    p.add_argument('--only', choices=SETTINGS, help="recompute only this setting's rows; the other setting's rows are kept from <out>_regrets.csv")
+    p.add_argument('--from-full', nargs='+', metavar='ROOT', help="with --only: take that setting's runs from full default benchmarks in ROOT "
+                   "(`colosseum_nb run --results ROOT`, e.g. benchmarks/full_default.py --keep ROOT) instead of running them")
     a = p.parse_args()
+    if a.from_full and not a.only: p.error('--from-full needs --only')
     parts, t0 = QUICK_PLAN if a.quick else PLAN, time.perf_counter()
     if a.agents: parts = [(b, tuple(x for x in ag if x in a.agents.split(',')), s, m) for b, ag, s, m in parts if set(ag) & set(a.agents.split(','))]
-    save = lambda df: df.to_csv(f'{a.out}_regrets.csv', index=False, float_format='%.6g')  # after every part
-    df = run_plan(a.root, parts, a.cores, a.steps, progress=True, after_part=save)
+    kept = pd.read_csv(f'{a.out}_regrets.csv').query('setting != @a.only') if a.only else None
+    save = lambda df: (df if kept is None else pd.concat([kept, df], ignore_index=True).sort_values(['setting', 'benchmark', 'agent', 'mdp', 'seed'])
+                       ).to_csv(f'{a.out}_regrets.csv', index=False, float_format='%.6g')  # after every part
+    if a.from_full: df = from_full(a.from_full, a.only, parts); save(df)
+    elif a.only:
+        df = pd.concat([final_regrets(f, a.only, b, ag) for part in parts for f, (b, ag) in run_setting(a.root, a.only, [part], a.cores, a.steps, True).items()],
+                       ignore_index=True)
+        save(df)
+    else: df = run_plan(a.root, parts, a.cores, a.steps, progress=True, after_part=save)
     print(f"{len(df)} runs, {int(df.time_cut.sum())} cut by the time budget, {time.perf_counter() - t0:.0f} s; {a.out}_regrets.csv")
     print(df.groupby(['benchmark', 'agent', 'setting']).regret.agg(['mean', 'count']).unstack('setting').to_string())
     if not a.no_hardness:

@@ -2,8 +2,8 @@
 
 For every agent (`--agents`, default the five learning agents of the default benchmarks) the run is the one that was
 slowest in `benchmarks/full_default.py --seeds 1` (seed 0; `--mdp AGENT=setting:prms_k:MDPClass` picks another), run as the
-benchmark runs it: 500,000 steps (`--steps`), indicators logged every 100 steps, Colosseum's optimality stop, the agent's
-cached hyperparameters, MDP and loop seeded 0.
+benchmark runs it: 500,000 steps (`--steps`), indicators logged every 100 steps, learning throughout (the default: no
+optimality stop), the agent's cached hyperparameters, MDP and loop seeded 0.
 
 Two figures per agent, one after the other in this process (compilation excluded: a 2,000-step warm-up run first):
 
@@ -70,13 +70,13 @@ def tracked(fn, changes):
         return r
     return wrapper
 
-def compiled_run(name, mdp, T):
-    "(wall seconds, final cumulative regret) of the compiled loop."
+def compiled_run(name, mdp, T, stop=False):
+    "(wall seconds, final cumulative regret) of the compiled loop (`stop`: Colosseum's optimality stop)."
     from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
     loop = MDPLoop(mdp, make_agent(name, mdp, T), seed=0)
-    t = time.perf_counter(); _, last = loop.run(T, 100); return time.perf_counter() - t, last['cumulative_regret']
+    t = time.perf_counter(); _, last = loop.run(T, 100, stop_when_optimal=stop); return time.perf_counter() - t, last['cumulative_regret']
 
-def timed_parts(name, mdp, T):
+def timed_parts(name, mdp, T, stop=False):
     "(wall seconds, {part: [seconds, calls]}, final cumulative regret, step of the optimality stop, rows changed by each new behaviour policy) of the Python-driven run with timed kernels."
     from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _log_columns
     from colosseum_nb.agent.base import play, _mdp_arrays, RAW_WIDTH
@@ -90,20 +90,20 @@ def timed_parts(name, mdp, T):
     kernels = kernels._replace(policy=timed(kernels.policy, clock, 'reported evaluation'),
                                behaviour=timed(kernels.behaviour, clock, 'behaviour evaluation'))
     raw = np.zeros(((T - 1) // 100 + 1, RAW_WIDTH))
-    opt_tol = 1e-4 if mdp.is_episodic() else 1e-5
+    opt_tol = (1e-4 if mdp.is_episodic() else 1e-5) if stop else -1.0   # MDPLoop.run's tolerances; negative: never stop
     t = time.perf_counter()
     n, out, _ = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=loop.seed, log_every=100, regret=kernels, rws=rws, opt_tol=opt_tol, use_numba=False)
     wall = time.perf_counter() - t
     return wall, clock, _log_columns(raw[:n], o, w, rd)['cumulative_regret'][-1], int(out[1]), np.array(changes)
 
-def main(agents, T, mdps):
-    print(f"{T:,} steps, log every 100, optimality stop, seed 0, compilation excluded; load average {os.getloadavg()[0]:.1f} "
+def main(agents, T, mdps, stop=False):
+    print(f"{T:,} steps, log every 100, {'optimality stop' if stop else 'learning throughout'}, seed 0, compilation excluded; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores at the start")
     for name in agents:
         mdp = benchmark_mdp(mdps[name])
         compiled_run(name, mdp, 2_000); timed_parts(name, mdp, 2_000)   # compile both paths
-        wall, creg = compiled_run(name, mdp, T)
-        pwall, clock, preg, stopped, changes = timed_parts(name, mdp, T)
+        wall, creg = compiled_run(name, mdp, T, stop)
+        pwall, clock, preg, stopped, changes = timed_parts(name, mdp, T, stop)
         if not np.isclose(creg, preg, rtol=1e-9, atol=1e-9): print(f"  warning: the two runs' final regrets differ ({creg} vs {preg})")
         print(f"\n{name} on {mdps[name]} ({mdp.n_states} states, {mdp.n_actions} actions): compiled run {wall:.2f} s; "
               f"learning {'stopped at step ' + format(stopped, ',') if stopped >= 0 else 'throughout'}")
@@ -123,8 +123,9 @@ if __name__ == '__main__':
     ap.add_argument('--agents', nargs='+', default=list(SLOWEST))
     ap.add_argument('--steps', type=int, default=500_000)
     ap.add_argument('--mdp', nargs='*', default=[], help='AGENT=setting:prms_k:MDPClass, overriding the slowest MDP of AGENT')
+    ap.add_argument('--stop-when-optimal', action='store_true', help="Colosseum's optimality stop (default: learning throughout, as the benchmark runs)")
     a = ap.parse_args()
     mdps = dict(SLOWEST, **dict(m.split('=', 1) for m in a.mdp))
     unknown = [n for n in a.agents if n not in mdps]
     if unknown: raise SystemExit(f"--agents {unknown}: no MDP known for them; give one with --mdp AGENT=setting:prms_k:MDPClass")
-    main(a.agents, a.steps, mdps)
+    main(a.agents, a.steps, mdps, a.stop_when_optimal)

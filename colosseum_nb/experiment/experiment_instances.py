@@ -7,13 +7,13 @@ __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'AGENT_STEP_
            'mdp_class_from_name', 'agent_class_from_name', 'colosseum_gin_text', 'fresh_gin', 'emission_kwargs',
            'build_mdp_and_agent', 'time_exceeded_path', 'folder_settings', 'settings_differences', 'record_settings',
            'check_settings', 'run_experiment_instance', 'is_complete', 'move_aside', 'check_results', 'mdp_dims',
-           'estimated_cost', 'plan_batches', 'RunSummary', 'ExperimentRunsFailed', 'custom_classes', 'pack_classes',
-           'install_classes', 'machine_cores', 'main_reruns_in_workers', 'FreshWorkerProcess', 'local_cluster',
-           'local_client', 'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class',
-           'register_agent_class']
+           'estimated_cost', 'run_pair', 'RunQueue', 'RunSummary', 'ExperimentRunsFailed', 'custom_classes',
+           'pack_classes', 'install_classes', 'machine_cores', 'main_reruns_in_workers', 'FreshWorkerProcess',
+           'local_cluster', 'local_client', 'run_experiment_instances', 'save_instances_to_folder',
+           'register_mdp_class', 'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #5c71eb5f
-import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #1a0e4f73
+import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 import io, gin, yaml, psutil, dask, cloudpickle
@@ -253,7 +253,7 @@ def check_results(instances, # the `ExperimentInstance`s to check
         elif problem != 'missing': moved += [(inst, problem, p) for p in move_aside(inst, folder)]
     return complete, moved
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #2ea57843
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f2caea2c
 _GIN_INT = re.compile(r'^\s*([\w.]+)/(\w+)\.(\w+)\s*=\s*(\d+)\s*$')
 _GRID_FAMILIES = ('Grid', 'Lake', 'DeepSea', 'Taxi')
 PLANNING_AGENTS = ('PSRL', 'UCRL', 'TSDE', 'UCBVI', 'OPSRL', 'RLSVI', 'KLUCRL', 'SCAL', 'MVP') # agents (by name prefix) that plan over the whole MDP
@@ -313,24 +313,70 @@ def estimated_cost(instance:ExperimentInstance # the run to estimate
     if dims is None: dims = (_mdp_size_proxy(instance), 4, 1)
     return 0.5 + instance.experiment_config.n_steps * _step_cost(instance.agent_class_name, dims) * 1e-6
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b7929fd9
-def plan_batches(costs:dict, # instance key -> estimated cost
-                 n_workers:int, # workers that will run the batches
-                 tasks_per_worker:int=8, # about how many tasks each worker gets
-                 group=None # key -> a label; tiny runs with the same label are packed together (e.g. the agent)
-                )->list:
-    "Lists of keys, the most costly first: costly runs alone, cheap runs packed together."
-    group = group or (lambda k: '')
-    limit = sum(costs.values()) / max(1, n_workers * tasks_per_worker)
-    order = sorted(costs, key=lambda k: (-costs[k], str(group(k))))
-    batches = [[k] for k in order if costs[k] >= limit]
-    small = sorted((k for k in order if costs[k] < limit), key=lambda k: (str(group(k)), -costs[k]))
-    cur, cur_cost = [], 0.0
-    for k in small:
-        if cur and cur_cost + costs[k] > limit: batches.append(cur); cur, cur_cost = [], 0.0
-        cur.append(k); cur_cost += costs[k]
-    if cur: batches.append(cur)
-    return sorted(batches, key=lambda b: -sum(costs[k] for k in b))
+def run_pair(instance:ExperimentInstance # the run
+            )->tuple:
+    "What a run shares with the other seeds of its benchmark, which cost about the same: folder, agent, MDP and their configurations, steps."
+    i = instance
+    return (i.result_folder, i.agent_class_name, i.agent_scope, i.agent_gin_config_file, i.agent_gin_text, i.mdp_class_name, i.mdp_scope,
+            i.mdp_gin_config_file, i.mdp_gin_text, i.experiment_config.n_steps)
+
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b5460803
+class RunQueue:
+    "The runs waiting to start, handed out as tasks: a probe of every (agent, MDP) pair first, then the costliest first by what their pair's runs took."
+    def __init__(self, costs:dict, # run key -> estimated cost (any unit: seconds are learnt from the finished runs)
+                 pairs:dict, # run key -> its pair (runs of a pair differ only by their seed), any hashable
+                 n_workers:int, # workers that will run the tasks
+                 tasks_per_worker:int=8 # about how many tasks of packed cheap runs each worker gets
+                ):
+        self.pair, self.waiting, self.est = {k: pairs[k] for k in costs}, collections.defaultdict(list), {}
+        for k, c in costs.items():
+            self.waiting[pairs[k]].append(k); self.est.setdefault(pairs[k], float(c))   # a pair's estimate: its first run's
+        self.tasks = max(1, n_workers * tasks_per_worker)
+        self.seen, self.probing = {}, set()   # pair -> [seconds, runs, slowest] of its finished runs; pairs with a probe out
+
+    def limit(self, scale:float=None)->float:
+        "The cost below which runs are packed together: the latest estimate of the work still waiting over `n_workers * tasks_per_worker`."
+        scale = self.scale() if scale is None else scale
+        return sum(len(ks) * self.cost(p, scale) for p, ks in self.waiting.items() if ks) / self.tasks
+
+    def __len__(self): return sum(map(len, self.waiting.values()))
+
+    def scale(self)->float:
+        "Seconds per unit of estimate: the median over the pairs seen (1 before any)."
+        r = sorted(s / n / max(self.est[p], 1e-12) for p, (s, n, _) in self.seen.items())
+        return r[len(r) // 2] if r else 1.0
+
+    def cost(self, p, scale:float=None)->float:
+        "Cost of a run of pair `p` in units of estimate: its finished runs' mean seconds if any, else its estimate."
+        if p not in self.seen: return self.est[p]
+        s, n, _ = self.seen[p]
+        return s / n / (self.scale() if scale is None else scale)
+
+    def pop(self)->list:
+        "The keys of the next task (None when nothing waits)."
+        live = [p for p, ks in self.waiting.items() if ks]
+        if not live: return None
+        fresh = [p for p in live if p not in self.seen and p not in self.probing]
+        if fresh:
+            p = max(fresh, key=lambda p: self.est[p]); self.probing.add(p)
+            return [self.waiting[p].pop(0)]
+        scale = self.scale(); limit = self.limit(scale)
+        order = sorted(live, key=lambda p: -(self.seen[p][2] / scale if p in self.seen else self.est[p]))   # the slowest seed seen first: seeds vary
+        if order[0] not in self.seen or self.cost(order[0], scale) >= limit: return [self.waiting[order[0]].pop(0)]
+        batch, total = [], 0.0
+        for q in (q for q in order if q in self.seen):
+            c = self.cost(q, scale)
+            while self.waiting[q] and (not batch or total + c <= limit): batch.append(self.waiting[q].pop(0)); total += c
+            if self.waiting[q]: break
+        return batch
+
+    def observe(self, results):
+        "Learn from a finished task's results, `[(key, status, path, error, seconds)]` (runs that failed or were found done teach nothing)."
+        for k, status, _, _, dt in results:
+            if k not in self.pair: continue
+            p = self.pair[k]; self.probing.discard(p)
+            if status == 'done' and dt > 0:
+                s = self.seen.setdefault(p, [0.0, 0, 0.0]); s[0] += float(dt); s[1] += 1; s[2] = max(s[2], float(dt))
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #fa4da6d1
 @dataclass
@@ -451,7 +497,7 @@ def _run_batch(batch, # [(key, instance)]
     if err is not None: return [(k, 'failed', None, err, 0.0) for k, _ in batch]
     return [(k, *_run_timed(inst, skip)) for k, inst in batch]
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b8b1d75e
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #49495e16
 _LOST = (distributed.KilledWorker, distributed.client.FutureCancelledError, OSError) # a task's worker (or connection) was lost
 
 def _failed(batch, err):
@@ -462,19 +508,29 @@ def _batch_runner():
     "The package's `_run_batch`, pickled by reference (workers run the installed package, also when this code runs in a notebook)."
     return importlib.import_module('colosseum_nb.experiment.experiment_instances')._run_batch
 
-def _map_on_client(client, batches, prios, skip, modules, on_results, resubmits=2, classes=None)->dict:
-    "Run the batches on `client`, calling `on_results` as each finishes; return key -> number of starts."
-    topic = f"colosseum_nb-run-{uuid.uuid4().hex}"
+def _ahead(n_workers:int)->int:
+    "Tasks kept submitted (running or queued on the scheduler) for `n_workers` workers."
+    return n_workers + max(2, n_workers // 8)
+
+def _map_on_client(client, queue, todo, skip, modules, on_results, resubmits=2, classes=None, n_workers=1)->dict:
+    "Run the tasks of `queue` (keys of `todo`) on `client`, calling `on_results` as each finishes; return key -> number of starts."
+    topic, prio = f"colosseum_nb-run-{uuid.uuid4().hex}", itertools.count(0, -1)
     submit = lambda b, p: client.submit(_batch_runner(), b, skip, tuple(modules), topic, classes, priority=p, pure=False)
-    futs = {submit(b, p): (b, p, 0) for b, p in zip(batches, prios)}
-    pending = distributed.as_completed(list(futs))
+    futs, pending = {}, distributed.as_completed()
+    def top_up():
+        n = max(n_workers, len(client.scheduler_info(n_workers=-1)['workers']))
+        while len(futs) < _ahead(n) and (keys := queue.pop()) is not None:
+            b = [(k, todo[k]) for k in keys]; p = next(prio); f = submit(b, p); futs[f] = (b, p, 0); pending.add(f)
     try:
+        top_up()
         for fut in pending:
             b, p, tries = futs.pop(fut)
-            try: on_results(fut.result())
+            try: res = fut.result()
             except Exception as e:
-                if tries >= resubmits or not isinstance(e, _LOST): on_results(_failed(b, e)); continue
-                nf = submit(b, p); futs[nf] = (b, p, tries + 1); pending.add(nf)
+                if tries >= resubmits or not isinstance(e, _LOST): res = _failed(b, e)
+                else: nf = submit(b, p); futs[nf] = (b, p, tries + 1); pending.add(nf); res = None
+            if res is not None: queue.observe(res); on_results(res)
+            top_up()
     finally: client.cancel(list(futs))
     starts = collections.Counter()
     for _, keys in client.get_events(topic): starts.update(keys)
@@ -562,7 +618,7 @@ def local_client(n_workers:int=None, # worker processes (default: one per core)
         client.wait_for_workers(len(cluster.workers), timeout=120)
         yield client
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #e5dc6551
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #7455a9f2
 def _n_workers(n_cores, client):
     if client is not None:
         if n_cores is not None: raise ValueError("give either a client or n_cores, not both (the client's cluster decides the workers)")
@@ -604,13 +660,14 @@ def _dispatch(todo, costs, client, n, skip, modules, record, resubmits):
     if not todo: return {}
     classes = pack_classes(custom_classes(todo.values()))
     n_workers = n if client is None else max(4, len(client.scheduler_info(n_workers=-1)['workers']))
-    keys = plan_batches(costs, n_workers, group=lambda k: todo[k].agent_class_name)
-    if client is None and (n == 1 or len(keys) == 1):
-        for k in sorted(todo, key=lambda k: -costs[k]): record(_run_batch([(k, todo[k])], skip, tuple(modules), None))
+    queue = RunQueue(costs, {k: run_pair(i) for k, i in todo.items()}, n_workers)
+    if client is None and (n == 1 or len(todo) == 1):
+        while (keys := queue.pop()) is not None:
+            for k in keys:
+                res = _run_batch([(k, todo[k])], skip, tuple(modules), None); queue.observe(res); record(res)
         return {}
-    batches, prios = [[(k, todo[k]) for k in b] for b in keys], [sum(costs[k] for k in b) for b in keys]
-    if client is not None: return _map_on_client(client, batches, prios, skip, modules, record, resubmits, classes)
-    with local_client(min(n, len(batches))) as c: return _map_on_client(c, batches, prios, skip, modules, record, resubmits, classes)
+    if client is not None: return _map_on_client(client, queue, todo, skip, modules, record, resubmits, classes, n_workers)
+    with local_client(min(n, len(todo))) as c: return _map_on_client(c, queue, todo, skip, modules, record, resubmits, classes, n)
 
 def run_experiment_instances(instances_or_paths, # `ExperimentInstance`s or paths of pickled ones
                              client=None, # a dask `distributed.Client` (None: a `local_cluster` made for the call)

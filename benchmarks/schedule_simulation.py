@@ -54,7 +54,7 @@ def package_schedule(df, workers:int)->tuple:
     q, sec = RunQueue(dict(zip(df.index, df.estimate)), dict(zip(df.index, df.pair)), workers), df.seconds.to_dict()
     queued, running, ids, now, n = deque(), [], itertools.count(), 0.0, 0
     while True:
-        while len(queued) + len(running) < _ahead(workers) and (t := q.pop()) is not None: queued.append(t); n += 1
+        while len(queued) + len(running) < _ahead(workers) and (t := q.pop(now)) is not None: queued.append(t); n += 1
         while queued and len(running) < workers:
             t = queued.popleft(); heapq.heappush(running, (now + sum(sec[k] for k in t), next(ids), t))
         if not running: return now, n

@@ -12,8 +12,8 @@ __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'AGENT_STEP_
            'local_cluster', 'local_client', 'run_experiment_instances', 'save_instances_to_folder',
            'register_mdp_class', 'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #1a0e4f73
-import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #205c535f
+import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 import io, gin, yaml, psutil, dask, cloudpickle
@@ -320,7 +320,7 @@ def run_pair(instance:ExperimentInstance # the run
     return (i.result_folder, i.agent_class_name, i.agent_scope, i.agent_gin_config_file, i.agent_gin_text, i.mdp_class_name, i.mdp_scope,
             i.mdp_gin_config_file, i.mdp_gin_text, i.experiment_config.n_steps)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b5460803
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #83a48e73
 class RunQueue:
     "The runs waiting to start, handed out as tasks: a probe of every (agent, MDP) pair first, then the costliest first by what their pair's runs took."
     def __init__(self, costs:dict, # run key -> estimated cost (any unit: seconds are learnt from the finished runs)
@@ -333,6 +333,8 @@ class RunQueue:
             self.waiting[pairs[k]].append(k); self.est.setdefault(pairs[k], float(c))   # a pair's estimate: its first run's
         self.tasks = max(1, n_workers * tasks_per_worker)
         self.seen, self.probing = {}, set()   # pair -> [seconds, runs, slowest] of its finished runs; pairs with a probe out
+        self.fresh = [(-c, i, p) for i, (p, c) in enumerate(self.est.items())]; heapq.heapify(self.fresh)   # pairs to probe, costliest first
+        self.started = {}   # pair -> when its probe was handed out
 
     def limit(self, scale:float=None)->float:
         "The cost below which runs are packed together: the latest estimate of the work still waiting over `n_workers * tasks_per_worker`."
@@ -352,16 +354,24 @@ class RunQueue:
         s, n, _ = self.seen[p]
         return s / n / (self.scale() if scale is None else scale)
 
-    def pop(self)->list:
+    def rank(self, p, scale:float, now:float=None)->float:
+        "How early pair `p`'s next run should start: its slowest finished seed (seeds vary), else its estimate or, if longer, how long its probe has been going."
+        if p in self.seen: return self.seen[p][2] / scale
+        t0 = self.started.get(p)
+        return max(self.est[p], (now - t0) / scale) if now is not None and t0 is not None else self.est[p]
+
+    def pop(self, now:float=None # the time (seconds, any origin): a probe still going after `t` seconds shows its pair costs at least `t`
+           )->list:
         "The keys of the next task (None when nothing waits)."
+        while self.fresh:
+            p = heapq.heappop(self.fresh)[2]
+            if self.waiting[p] and p not in self.seen:
+                self.probing.add(p); self.started[p] = now
+                return [self.waiting[p].pop(0)]
         live = [p for p, ks in self.waiting.items() if ks]
         if not live: return None
-        fresh = [p for p in live if p not in self.seen and p not in self.probing]
-        if fresh:
-            p = max(fresh, key=lambda p: self.est[p]); self.probing.add(p)
-            return [self.waiting[p].pop(0)]
         scale = self.scale(); limit = self.limit(scale)
-        order = sorted(live, key=lambda p: -(self.seen[p][2] / scale if p in self.seen else self.est[p]))   # the slowest seed seen first: seeds vary
+        order = sorted(live, key=lambda p: -self.rank(p, scale, now))
         if order[0] not in self.seen or self.cost(order[0], scale) >= limit: return [self.waiting[order[0]].pop(0)]
         batch, total = [], 0.0
         for q in (q for q in order if q in self.seen):
@@ -377,6 +387,7 @@ class RunQueue:
             p = self.pair[k]; self.probing.discard(p)
             if status == 'done' and dt > 0:
                 s = self.seen.setdefault(p, [0.0, 0, 0.0]); s[0] += float(dt); s[1] += 1; s[2] = max(s[2], float(dt))
+            elif p not in self.seen and self.waiting[p]: heapq.heappush(self.fresh, (-self.est[p], -1, p))   # a failed probe: probe another seed
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #fa4da6d1
 @dataclass
@@ -497,7 +508,7 @@ def _run_batch(batch, # [(key, instance)]
     if err is not None: return [(k, 'failed', None, err, 0.0) for k, _ in batch]
     return [(k, *_run_timed(inst, skip)) for k, inst in batch]
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #49495e16
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ebcc4009
 _LOST = (distributed.KilledWorker, distributed.client.FutureCancelledError, OSError) # a task's worker (or connection) was lost
 
 def _failed(batch, err):
@@ -519,7 +530,7 @@ def _map_on_client(client, queue, todo, skip, modules, on_results, resubmits=2, 
     futs, pending = {}, distributed.as_completed()
     def top_up():
         n = max(n_workers, len(client.scheduler_info(n_workers=-1)['workers']))
-        while len(futs) < _ahead(n) and (keys := queue.pop()) is not None:
+        while len(futs) < _ahead(n) and (keys := queue.pop(time.monotonic())) is not None:
             b = [(k, todo[k]) for k in keys]; p = next(prio); f = submit(b, p); futs[f] = (b, p, 0); pending.add(f)
     try:
         top_up()

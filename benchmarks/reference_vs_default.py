@@ -113,8 +113,8 @@ def _part_from(folder, name, b, agents, n_seeds, mdps):
     return t if len(t) == want else None
 
 def from_full(roots:list, name:str, parts:list)->pd.DataFrame:
-    "The final regrets of the plan's runs taken from default benchmarks run with the settings `name` (`colosseum_nb run --results ROOT`), each part from
-    the first root holding all its runs: the same runs as the plan's (a run depends on its seed and configurations, not on how many seeds its benchmark has)."
+    """The final regrets of the plan's runs taken from default benchmarks run with the settings `name` (`colosseum_nb run --results ROOT`), each part from
+    the first root holding all its runs: the same runs as the plan's (a run depends on its seed and configurations, not on how many seeds its benchmark has)."""
     tables = []
     for b, agents, n_seeds, mdps in parts:
         t = next((t for r in roots if (t := _part_from(Path(r) / f'benchmark_{b}', name, b, agents, n_seeds, mdps)) is not None), None)

@@ -1,6 +1,6 @@
 """Agents learn for all T steps by default; Colosseum's optimality stop only in reference-compatible mode or when asked for.
 
-Every built-in tabular agent runs in the Python loop (the same decisions as the compiled one, tests/test_agents.py) with its
+Colosseum's agents run in the Python loop (the same decisions as the compiled one, tests/test_agents.py) with their
 `step_update` counted: by default it is called at every step, with the stop it is not called after the step where the
 stop fired. A model-based agent's plan count keeps growing after the step where the old rule froze it."""
 import numpy as np
@@ -8,13 +8,15 @@ import pytest
 from colosseum_nb import config
 from colosseum_nb.mdp.river_swim import RiverSwimEpisodic, RiverSwimContinuous
 from colosseum_nb.utils import make_mdp_spec
-from colosseum_nb.agent.agents import AGENTS
+from colosseum_nb.agent.agents import AGENTS, DEFAULT_RUN_AGENTS
 from colosseum_nb.agent.base import wants_observations
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
 
 MDPS = {True: RiverSwimEpisodic(seed=0, size=3, randomize_actions=False), False: RiverSwimContinuous(seed=0, size=3, randomize_actions=False)}
 T, LOG = 1_000, 50
-TABULAR = [n for n, c in AGENTS.items() if not wants_observations(c)]
+# Colosseum's agents of both settings: the stop lives in the loop, not in the agents, so these cover both loops and every kind of
+# agent (model-free, posterior sampling, optimism, random); the other baselines run through the same loop (tests/test_agents.py)
+AGENTS_RUN = [n for n in DEFAULT_RUN_AGENTS if not wants_observations(AGENTS[n])]
 
 def _counted_run(name, **run_kw):
     "(loop, number of `step_update` calls) of one Python-loop run of agent `name` on its setting's 3-state RiverSwim."
@@ -28,7 +30,7 @@ def _counted_run(name, **run_kw):
     loop.run(T, LOG, **run_kw)
     return loop, calls[0]
 
-@pytest.mark.parametrize('name', TABULAR)
+@pytest.mark.parametrize('name', AGENTS_RUN)
 def test_every_agent_learns_throughout_unless_asked(name):
     "By default the agent's update runs at every step; with the stop, it last runs at the step where the stop fired."
     loop, calls = _counted_run(name)

@@ -101,7 +101,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #3bf7463c
+# %% ../nbs/08_cli.ipynb #97d07b7b
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -150,6 +150,8 @@ def _add_common(p, what):
     p.add_argument('--gin', action='append', default=[], metavar='BINDING', help='override a gin binding, e.g. "prms_0/QLearningEpisodic.c_1=0.5" (repeatable)')
     p.add_argument('--cores', type=_positive(int), metavar='N', help='local processes (default: every core); with --slurm, cores (worker processes) per job (default: 1)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    p.add_argument('--lockstep', type=_positive(int), metavar='N', help='the most runs of a deep agent played together as one batched computation (default: 64; 1: one at a time)')
+    p.add_argument('--device', metavar='DEVICE', help="where the deep agents compute: 'cpu' (default) or 'cuda'")
     p.add_argument('--reference-compatible', action='store_true', help="reproduce Colosseum's numbers (agents and measures), recorded with every run")
     s = p.add_mutually_exclusive_group()
     s.add_argument('--stop-when-optimal', action='store_true', help="Colosseum's optimality stop: an agent stops learning once its reported policy has been optimal for ten logs "
@@ -265,7 +267,7 @@ def _settings_line(folder)->str:
     rule = "agents stopped learning at Colosseum's optimality test" if st['stop_when_optimal'] else "agents learned throughout"
     return f"settings: {mode}, tolerance {st['tolerance']:g}, {rule}"
 
-# %% ../nbs/08_cli.ipynb #3341f76a
+# %% ../nbs/08_cli.ipynb #8a45fbf5
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -305,12 +307,27 @@ def _main_client(args, log_directory=None):
     else:
         with local_client(n) as client: yield client
 
+def _deep_settings(args):
+    "Apply `--lockstep` and `--device` (checked: a GPU that torch does not see is refused before anything runs)."
+    if args.lockstep is not None: config.set_lockstep(args.lockstep)
+    if args.device is None: return
+    try: config.set_device(args.device)
+    except ValueError as e: raise ValueError(f"--device: {e}") from None
+    if args.device.startswith('cuda'):
+        try: import torch
+        except ImportError: raise ValueError("--device cuda: the deep agents need torch (pip install -e '.[deep]')") from None
+        if not torch.cuda.is_available(): raise ValueError(f"--device {args.device}: torch sees no GPU here (torch {torch.__version__})")
+
 @contextlib.contextmanager
 def _settings(args):
-    "The reference-compatibility switch and the stop rule of the command for its block."
+    "The reference-compatibility switch, the stop rule, the lockstep size and the device of the command for its block."
     rule = True if args.stop_when_optimal else False if args.learn_throughout else None
-    with config.reference_compatible(True) if args.reference_compatible else contextlib.nullcontext():
-        with config.use_settings({**config.result_settings(), 'stop_when_optimal': rule}) if rule is not None else contextlib.nullcontext(): yield
+    old = config.get_lockstep(), config.get_device()
+    try:
+        _deep_settings(args)
+        with config.reference_compatible(True) if args.reference_compatible else contextlib.nullcontext():
+            with config.use_settings({**config.result_settings(), 'stop_when_optimal': rule}) if rule is not None else contextlib.nullcontext(): yield
+    finally: config.set_lockstep(old[0]); config.set_device(old[1])
 
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."

@@ -8,10 +8,11 @@ __all__ = ['KERNEL_FLAGS', 'RESULT_SETTINGS', 'DEFAULT_EXPERIMENTS_FOLDER', 'DEF
            'set_stop_when_optimal', 'is_stop_when_optimal', 'set_tolerance', 'result_settings', 'check_result_settings',
            'use_settings', 'set_cache_folder', 'get_cache_folder', 'set_experiments_folder', 'set_hyperopt_folder',
            'get_experiments_folder', 'get_hyperopt_folder', 'reset_folders', 'set_available_cores',
-           'get_available_cores', 'enable_verbose_logging', 'disable_verbose_logging', 'is_verbose', 'in_test']
+           'get_available_cores', 'enable_verbose_logging', 'disable_verbose_logging', 'is_verbose', 'set_lockstep',
+           'get_lockstep', 'set_device', 'get_device', 'in_test']
 
-# %% ../nbs/00_config.ipynb #4716d04a
-import os, contextlib, functools, hashlib, importlib.util
+# %% ../nbs/00_config.ipynb #e9181aca
+import os, re, contextlib, functools, hashlib, importlib.util
 from pathlib import Path
 import numba
 
@@ -191,6 +192,29 @@ def get_available_cores()->int:
 def enable_verbose_logging(): "Print progress and details."; _SETTINGS['verbose'] = True
 def disable_verbose_logging(): "Print only results and errors."; _SETTINGS['verbose'] = False
 def is_verbose()->bool: "Whether progress and details are printed."; return _SETTINGS['verbose']
+
+# %% ../nbs/00_config.ipynb #05dff60c
+_SETTINGS.update(lockstep=64, device='cpu')
+
+def set_lockstep(n:int # the most runs of a deep agent played together (1: one at a time)
+                ):
+    "Set how many runs of a deep agent configuration may play in one lockstep batch."
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n={n!r}: must be an integer >= 1")
+    _SETTINGS['lockstep'] = n
+
+def get_lockstep()->int:
+    "The most runs per lockstep batch."
+    return _SETTINGS['lockstep']
+
+def set_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
+              ):
+    "Set where the deep agents' lockstep batches compute (checked against what torch sees when a batch starts)."
+    if not isinstance(device, str) or not (device == 'cpu' or re.fullmatch(r'cuda(:\d+)?', device)): raise ValueError(f"device={device!r}: 'cpu', 'cuda' or 'cuda:<n>'")
+    _SETTINGS['device'] = device
+
+def get_device()->str:
+    "Where the deep agents' lockstep batches compute."
+    return _SETTINGS['device']
 
 # %% ../nbs/00_config.ipynb #18cc5cae
 def in_test()->bool:

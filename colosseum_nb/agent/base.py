@@ -6,7 +6,8 @@
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'RegretKernels', 'NO_REGRET', 'RAW_WIDTH', 'check_number', 'check_choice', 'check_int',
            'BaseAgent', 'Choice', 'sample_value', 'cached_gin_values', 'no_before_start', 'no_episode_end_update',
            'terminal_is_episode_end', 'episode_q_behaviour', 'KernelAgent', 'loop_cache_dir', 'kernel_loop',
-           'clear_loop_cache', 'compiled_loop', 'wants_observations', 'observation_fn', 'play', 'run_agent']
+           'clear_loop_cache', 'compiled_loop', 'python_loop_steps', 'drive', 'wants_observations', 'observation_fn',
+           'play', 'run_agent']
 
 # %% ../../nbs/05_agent.base.ipynb #397f0bf7
 import abc, numbers, re, ast, os, sys, types, hashlib, functools, time, warnings
@@ -490,7 +491,7 @@ def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
     if names.get('behaviour') is None: names['behaviour'] = _no_behaviour   # a `NumbaAgentFns` without it, or a tuple of the six fields before it
     return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-# %% ../../nbs/05_agent.base.ipynb #4810428f
+# %% ../../nbs/05_agent.base.ipynb #ad8e5270
 def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     "The agent's policy `name` as a float64 array of `shape` (an extra stage `H` is dropped; `None` stays `None`)."
     pi = getattr(agent, name)
@@ -502,10 +503,14 @@ def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
 
 def _state_index(s, h): return s
 
-def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe=None):
-    "`_LOOP_TEMPLATE` in Python, for an agent of the Python protocol (same arguments, the agent in place of its kernels and state; `observe(s, h)` gives the observation of state `s`, -1 at the end of an episode)."
+def python_loop_steps(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe=None, clock=None):
+    """`_LOOP_TEMPLATE` in Python as a generator: it yields what it needs from the agent -- `('act', ts, h)` (send back the action),
+    `('learn', ts, a, ts_next, h)` (send back `None`), `('policy', name)` (send back the policy `name`, shape `pi_shape`) -- and returns
+    the number of log rows. `_python_loop` drives it with one agent; a lockstep driver drives many at once. `clock()` gives the run's
+    seconds (default `time.perf_counter`, with `t_start` its origin)."""
     regret_fn, bregret, bstep = kernels
     obs = _state_index if observe is None else observe
+    clock = time.perf_counter if clock is None else clock
     seed_numba(seed)
     ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H = m
     A = pi_shape[-1]; episodic = H > 0; record = S_out.shape[0] > 0
@@ -521,52 +526,72 @@ def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape,
         first_failure, failures = (t if failures == 0 else first_failure), failures + 1
     def evaluate(t, s_cur, s0):
         nonlocal pi
-        if training or pi is None: pi = _agent_policy(agent, pi_shape)
+        if training or pi is None: pi = yield ('policy', 'current_optimal_stochastic_policy')
         rg, nr, er, failed = regret_fn(rws, pi, True, s_cur, s0)
         if fallback: failed = bregret(rws, pi, True, s0) or failed
         if failed: fail(t)
         return rg, nr, er
     def read_behaviour(t, s0):
-        if bregret(rws, _agent_policy(agent, pi_shape, 'behaviour_policy'), True, s0): fail(t)
+        if bregret(rws, (yield ('policy', 'behaviour_policy')), True, s0): fail(t)
     if fallback:
-        pi = _agent_policy(agent, pi_shape)
+        pi = yield ('policy', 'current_optimal_stochastic_policy')
         if bregret(rws, pi, True, s0): fail(0)
-    else: read_behaviour(0, s0)
+    else: yield from read_behaviour(0, s0)
     for t in range(T):
-        if timed and training and time.perf_counter() - t_start > max_time - 0.5: training, last_training = False, t
-        a = int(agent.select_action(ts, h))
+        if timed and training and clock() - t_start > max_time - 0.5: training, last_training = False, t
+        a = int((yield ('act', ts, h)))
         db, dbn, opt = bstep(rws, s, s0)
         sp, r = _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
         if record: S_out[t], A_out[t], R_out[t] = s, a, r
         sp = int(sp); terminal = episodic and h + 1 == H
         ts_next = TimeStep(StepType.LAST if terminal else StepType.MID, r, 1.0, obs(-1 if terminal else sp, h + 1))
         if training:
-            agent.step_update(ts, a, ts_next, h)
+            yield ('learn', ts, a, ts_next, h)
             if agent.is_episode_end(ts, a, ts_next, h):
                 agent.episode_end_update()
-                if not episodic and not fallback: read_behaviour(t, s0)
+                if not episodic and not fallback: yield from read_behaviour(t, s0)
         if t > 0 and log_every > 0 and t % log_every == 0:
-            rg, nr, er = evaluate(t, sp, s0)
+            rg, nr, er = yield from evaluate(t, sp, s0)
             creg += rg * since; cnreg += nr * since; cer += er * since
-            raw[nrow] = (t, creg, cnreg, cer, cr, time.perf_counter() - t_start, cb, cbn, crl); nrow += 1; since = 0
+            raw[nrow] = (t, creg, cnreg, cer, cr, clock() - t_start, cb, cbn, crl); nrow += 1; since = 0
             window = (window + [nr])[-10:]
             if training and t > 0.2 * T and len(window) == 10 and all(abs(x) <= opt_tol for x in window) and abs(nr) <= 1e-8:
                 training, stopped_optimal = False, t
-        if not episodic and not fallback and log_every > 0 and t % log_every == 0: read_behaviour(t, s0)
+        if not episodic and not fallback and log_every > 0 and t % log_every == 0: yield from read_behaviour(t, s0)
         since += 1; cr += r
         cb += db; cbn += dbn; crl += opt - r
         s, h, ts = sp, h + 1, ts_next
         if terminal:
             s = int(_sample_start(starts, sprobs)); s0, h = s, 0
             ts = TimeStep(StepType.FIRST, None, None, obs(s, 0))
-            if not fallback: read_behaviour(t, s0)
+            if not fallback: yield from read_behaviour(t, s0)
             elif bregret(rws, pi, False, s0): fail(t)
-    rg, nr, er, failed = regret_fn(rws, pi if not training and pi is not None else _agent_policy(agent, pi_shape), True, s, s0)
+    if training or pi is None: pi = yield ('policy', 'current_optimal_stochastic_policy')
+    rg, nr, er, failed = regret_fn(rws, pi, True, s, s0)
     if failed: fail(T - 1)
     creg += rg * since; cnreg += nr * since; cer += er * since
-    raw[nrow] = (T - 1, creg, cnreg, cer, cr, time.perf_counter() - t_start, cb, cbn, crl)
+    raw[nrow] = (T - 1, creg, cnreg, cer, cr, clock() - t_start, cb, cbn, crl)
     out[:] = (last_training, stopped_optimal, failures, first_failure)
     return nrow + 1
+
+def drive(steps, # a `python_loop_steps` generator
+          agent, # the agent that answers its requests
+          pi_shape:tuple # the shape of the agent's policy
+         ):
+    "Run `steps` with one agent answering its requests; return the generator's result."
+    req = next(steps)
+    try:
+        while True:
+            kind = req[0]
+            if kind == 'act': req = steps.send(agent.select_action(req[1], req[2]))
+            elif kind == 'learn': agent.step_update(*req[1:]); req = steps.send(None)
+            else: req = steps.send(_agent_policy(agent, pi_shape, req[1]))
+    except StopIteration as e: return e.value
+
+def _python_loop(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe=None):
+    "`_LOOP_TEMPLATE` in Python, for an agent of the Python protocol (same arguments, the agent in place of its kernels and state; `observe(s, h)` gives the observation of state `s`, -1 at the end of an episode)."
+    steps = python_loop_steps(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe)
+    return drive(steps, agent, pi_shape)
 
 # %% ../../nbs/05_agent.base.ipynb #392504f7
 def _mdp_arrays(mdp)->tuple:

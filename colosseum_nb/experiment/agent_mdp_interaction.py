@@ -364,7 +364,33 @@ def _workspace(self:MDPLoop):
     lim = np.array([gl['max_iter'], gl['mem_cap'], int(gl['work_cap'])], np.int64)
     return CONTINUOUS_REGRET, _relabelled(sp, common[3], order) + common[4:] + (np.zeros(S), order, lim, np.zeros(S), np.zeros(K)), shape, (o, w, rd)
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c41381d2
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c34b2988
+@patch
+def _plan(self:MDPLoop, T, log_every, max_time, stop_when_optimal)->dict:
+    "Check a run's arguments and prepare what its loop needs: `play`'s arguments (`T`, `raw`, `pi_shape`, `seed`, ...) and the baselines."
+    T, log_every, max_time = _check_run_args(T, log_every, max_time)
+    if stop_when_optimal is not None and not isinstance(stop_when_optimal, (bool, np.bool_)): raise ValueError(f"stop_when_optimal={stop_when_optimal!r}: must be True, False or None")
+    self.stop_when_optimal = stop_when_optimal = is_stop_when_optimal(stop_when_optimal)
+    regret_fn, rws, shape, baselines = self._workspace()
+    n_rows = (T - 1) // log_every + 1 if log_every > 0 else 1
+    return dict(m=_mdp_arrays(self.mdp), T=T, raw=np.zeros((n_rows, len(_RAW))), pi_shape=shape, seed=self.seed, log_every=log_every, max_time=max_time,
+                check_every=min(log_every, 1000) if log_every > 0 else 1000, regret=regret_fn, rws=rws,
+                opt_tol=(1e-4 if self.mdp.is_episodic() else 1e-5) if stop_when_optimal else -1.0,   # a negative tolerance never passes
+                baselines=baselines, agent_failures=self.agent.solver_failures if hasattr(self.agent, 'solver_failures') else 0)
+
+@patch
+def _finish(self:MDPLoop, plan:dict, n:int, out)->tuple:
+    "Turn a finished loop's raw rows into the logs (and the logger's rows); `run`'s result."
+    last_training, stopped = int(out[0]), int(out[1])
+    self._count_failures(int(out[2]), int(out[3]), plan['agent_failures'])
+    cols = _log_columns(plan['raw'][:n], *plan['baselines'])
+    self.logs = pd.DataFrame(cols, columns=list(LOG_COLUMNS))
+    self.last_training_step, self.stopped_optimal_at = last_training, stopped
+    self.policy_evaluations = dict(computed=int(plan['rws'][7][3]), reused=int(plan['rws'][7][4]))
+    if self.logger is not None:
+        for r in _log_rows(cols): self.logger.write_row(r)
+    return last_training, {k: cols[k][-1] for k in LOG_COLUMNS}
+
 @patch
 def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps`)
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
@@ -372,27 +398,10 @@ def run(self:MDPLoop, T:int, # number of interaction steps (Colosseum's `n_steps
         stop_when_optimal:bool=None # Colosseum's optimality test: stop learning once the reported policy has been optimal for ten logs (None: `config.is_stop_when_optimal()`, off by default, on in reference-compatible mode)
        )->tuple:
     "Run the agent for `T` steps; return (step at which the time budget stopped training or -1, last log row)."
-    T, log_every, max_time = _check_run_args(T, log_every, max_time)
-    if stop_when_optimal is not None and not isinstance(stop_when_optimal, (bool, np.bool_)): raise ValueError(f"stop_when_optimal={stop_when_optimal!r}: must be True, False or None")
-    self.stop_when_optimal = stop_when_optimal = is_stop_when_optimal(stop_when_optimal)
-    regret_fn, rws, shape, (o, w, rd) = self._workspace()
-    m = _mdp_arrays(self.mdp)
-    n_rows = (T - 1) // log_every + 1 if log_every > 0 else 1
-    raw = np.zeros((n_rows, len(_RAW)))
-    opt_tol = (1e-4 if self.mdp.is_episodic() else 1e-5) if stop_when_optimal else -1.0   # a negative tolerance never passes
-    check_every = min(log_every, 1000) if log_every > 0 else 1000
-    agent_failures = self.agent.solver_failures if hasattr(self.agent, 'solver_failures') else 0
-    n, out, _ = play(self.agent, m, T, raw, shape, seed=self.seed, log_every=log_every, max_time=max_time, check_every=check_every,
-                     regret=regret_fn, rws=rws, opt_tol=opt_tol, use_numba=self.use_numba, observe=self.observe)
-    last_training, stopped = int(out[0]), int(out[1])
-    self._count_failures(int(out[2]), int(out[3]), agent_failures)
-    cols = _log_columns(raw[:n], o, w, rd)
-    self.logs = pd.DataFrame(cols, columns=list(LOG_COLUMNS))
-    self.last_training_step, self.stopped_optimal_at = last_training, stopped
-    self.policy_evaluations = dict(computed=int(rws[7][3]), reused=int(rws[7][4]))
-    if self.logger is not None:
-        for r in _log_rows(cols): self.logger.write_row(r)
-    return last_training, {k: cols[k][-1] for k in LOG_COLUMNS}
+    p = self._plan(T, log_every, max_time, stop_when_optimal)
+    n, out, _ = play(self.agent, p['m'], p['T'], p['raw'], p['pi_shape'], seed=p['seed'], log_every=p['log_every'], max_time=p['max_time'],
+                     check_every=p['check_every'], regret=p['regret'], rws=p['rws'], opt_tol=p['opt_tol'], use_numba=self.use_numba, observe=self.observe)
+    return self._finish(p, n, out)
 
 @patch(as_prop=True)
 def time_exceeded(self:MDPLoop)->bool:

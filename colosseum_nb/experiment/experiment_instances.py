@@ -6,13 +6,13 @@
 __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'AGENT_STEP_COSTS', 'WORKER_ENV', 'agent_classes',
            'mdp_class_from_name', 'agent_class_from_name', 'colosseum_gin_text', 'fresh_gin', 'emission_kwargs',
            'build_mdp_and_agent', 'time_exceeded_path', 'folder_settings', 'settings_differences', 'record_settings',
-           'check_settings', 'run_experiment_instance', 'is_complete', 'move_aside', 'check_results', 'mdp_dims',
-           'estimated_cost', 'run_pair', 'RunQueue', 'RunSummary', 'ExperimentRunsFailed', 'custom_classes',
-           'pack_classes', 'install_classes', 'machine_cores', 'main_reruns_in_workers', 'FreshWorkerProcess',
-           'local_cluster', 'local_client', 'run_experiment_instances', 'save_instances_to_folder',
-           'register_mdp_class', 'register_agent_class']
+           'check_settings', 'run_experiment_instance', 'write_run', 'is_complete', 'move_aside', 'check_results',
+           'mdp_dims', 'estimated_cost', 'run_pair', 'RunQueue', 'RunSummary', 'ExperimentRunsFailed', 'custom_classes',
+           'pack_classes', 'install_classes', 'LockstepBatch', 'lockstep_batches', 'run_lockstep_batch',
+           'machine_cores', 'main_reruns_in_workers', 'FreshWorkerProcess', 'local_cluster', 'local_client',
+           'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class', 'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #205c535f
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ff1c6958
 import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +24,12 @@ from .config import ExperimentConfig
 from .experiment_instance import (ExperimentInstance, InstanceFileError, load_experiment_instance,
                                                          dump_experiment_instance)
 from .agent_mdp_interaction import MDPLoop
+from .lockstep import LockstepLoop, lockstep_engine_class
+from ..agent.base import check_int
 from .logs import results_file_problem
 from ..utils import make_mdp_spec, atomic_write
 from ..config import RESULT_SETTINGS, check_result_settings, use_settings
+from .. import config
 from ..mdp import MDP_CLASSES, register_mdp_class
 from ..agent.agents import AGENT_CLASSES, register_agent_class
 
@@ -201,7 +204,7 @@ def check_settings(instances # `ExperimentInstance`s
         diffs = settings_differences(folder, settings)
         if diffs: raise _refuse_settings(folder, diffs)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #8830281d
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #02db8061
 def run_experiment_instance(instance, # an `ExperimentInstance` or the path of a pickled one
                             skip_completed:bool=False # do nothing if the run's log already exists
                            )->Path:
@@ -214,10 +217,17 @@ def run_experiment_instance(instance, # an `ExperimentInstance` or the path of a
         mdp, agent = build_mdp_and_agent(inst)
         loop = MDPLoop(mdp, agent, seed=inst.seed)
         last_training, _ = loop.run(cfg.n_steps, cfg.log_performance_indicators_every, cfg.max_interaction_time_s)
+    return write_run(inst, loop.logs, last_training)
+
+def write_run(inst:ExperimentInstance, # the run
+              logs, # its log (a `DataFrame` of `LOG_COLUMNS`)
+              last_training:int # the step at which its time budget stopped its training, or -1
+             )->Path:
+    "Write a finished run's log (atomically) and its `time_exceeded` record (removed if it was not cut); return the CSV path."
     te = time_exceeded_path(inst)
     if last_training >= 0: atomic_write(te, f"last training step at ({last_training}) for {inst.result_path}\n")
     elif te.exists(): te.unlink()
-    atomic_write(inst.result_path, loop.logs.to_csv(index=False))
+    atomic_write(inst.result_path, logs.to_csv(index=False))
     return inst.result_path
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #cc9257bf
@@ -475,7 +485,76 @@ def install_classes(classes:bytes # `pack_classes(...)`
         if registry.get(cls.__name__) is not cls: register(cls)
     _INSTALLED.add(digest)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #94317059
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #2eb7d3be
+@dataclass
+class LockstepBatch:
+    "Runs of one deep agent configuration to play in lockstep: `[(key, instance)]` and the device."
+    members: list
+    device: str = 'cpu'
+    def __repr__(self): return f"LockstepBatch({len(self.members)} runs of {self.members[0][1].agent_class_name}, device={self.device!r})"
+
+def _members(batch)->list:
+    "The `(key, instance)` of every run of a task's batch, lockstep batches unpacked."
+    return [m for k, i in batch for m in (i.members if isinstance(i, LockstepBatch) else [(k, i)])]
+
+def _lockstep_key(inst:ExperimentInstance):
+    "What the runs of one lockstep batch share (None: the run's agent has no lockstep engine)."
+    try: eng = lockstep_engine_class(agent_class_from_name(inst.agent_class_name))
+    except (ImportError, ValueError): return None
+    if eng is None: return None
+    return (inst.agent_class_name, inst.agent_scope, inst.agent_gin_config_file, inst.agent_gin_text, repr(inst.experiment_config),
+            repr(sorted(inst.settings.items())))
+
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #35557f1b
+def lockstep_batches(todo:dict, # key -> instance
+                     costs:dict, # key -> estimated cost
+                     lockstep:int, # the most runs per batch (1: none)
+                     n_workers:int=1, # workers: a configuration's runs are cut into at least its share of them
+                     device:str='cpu'
+                    )->tuple:
+    "`(todo, costs)` with the deep runs gathered into `LockstepBatch`es (keyed `('lockstep', j)`, costing the sum of their runs)."
+    if lockstep <= 1: return todo, costs
+    groups = collections.defaultdict(list)
+    for k, inst in todo.items():
+        g = _lockstep_key(inst)
+        if g is not None: groups[g].append(k)
+    total = sum(len(ks) for ks in groups.values())
+    out, out_costs, j = {k: i for k, i in todo.items()}, dict(costs), 0
+    for ks in groups.values():
+        ks = sorted(ks, key=lambda k: (todo[k].mdp_class_name, todo[k].mdp_scope, todo[k].seed))
+        n_b = max(math.ceil(len(ks) / lockstep), math.ceil(n_workers * len(ks) / total))
+        n_b = min(n_b, len(ks))
+        for b in range(n_b):
+            members = [(k, todo[k]) for k in ks[b * len(ks) // n_b:(b + 1) * len(ks) // n_b]]
+            for k, _ in members: del out[k]; del out_costs[k]
+            out[('lockstep', j)] = LockstepBatch(members, device); out_costs[('lockstep', j)] = sum(costs[k] for k, _ in members); j += 1
+    return out, out_costs
+
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ee724265
+def run_lockstep_batch(batch:LockstepBatch, # the runs
+                       skip:bool=True # skip the runs whose log is complete
+                      )->list:
+    "Play a batch's runs in lockstep and write each log; [(key, status, path, error, seconds)] per run."
+    out, live, t0 = [], [], time.perf_counter()
+    for k, inst in batch.members:
+        if skip and is_complete(inst): out.append((k, 'skipped', str(inst.result_path), None, 0.0)); continue
+        try:
+            record_settings(inst.result_folder, inst.settings)
+            with use_settings(inst.settings): live.append((k, inst, *build_mdp_and_agent(inst)))
+        except Exception as e: out.append((k, 'failed', None, f"{type(e).__name__}: {e}", 0.0))
+    if not live: return out
+    try:
+        inst0, agent0 = live[0][1], live[0][3]
+        engine = lockstep_engine_class(type(agent0))(type(agent0), [i.seed for _, i, _, _ in live], [make_mdp_spec(m, type(agent0)) for _, _, m, _ in live],
+                                                    inst0.experiment_config.n_steps, device=batch.device, proto=agent0)
+        loop, cfg = LockstepLoop([m for _, _, m, _ in live], engine, seeds=[i.seed for _, i, _, _ in live]), inst0.experiment_config
+        with use_settings(inst0.settings): res = loop.run(cfg.n_steps, cfg.log_performance_indicators_every, cfg.max_interaction_time_s)
+    except Exception as e: return out + [(k, 'failed', None, f"{type(e).__name__}: {e} (in a lockstep batch of {len(live)} runs)", 0.0) for k, *_ in live]
+    dt = (time.perf_counter() - t0) / len(live)
+    for (k, inst, _, _), l, (last, _) in zip(live, loop.loops, res): out.append((k, 'done', str(write_run(inst, l.logs, last)), None, dt))
+    return out
+
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f4799807
 def _run_timed(inst, skip):
     "(status, CSV path, error, seconds) of one run."
     t0 = time.perf_counter()
@@ -500,20 +579,23 @@ def _prepare_worker(modules, classes):
     except Exception as e: return f"cannot register the custom classes on this worker ({type(e).__name__}: {e}); define them in an importable module and pass import_modules"
     return None
 
-def _run_batch(batch, # [(key, instance)]
+def _run_batch(batch, # [(key, instance or `LockstepBatch`)]
                skip:bool, modules:tuple, topic:str, classes:bytes=None):
-    "Run a batch of instances on this process; [(key, status, path, error, seconds)]."
-    _note_start(topic, [k for k, _ in batch])
+    "Run a batch of instances on this process (a `LockstepBatch` in lockstep); [(key, status, path, error, seconds)] of every run."
+    runs = _members(batch)
+    _note_start(topic, [k for k, _ in runs])
     err = _prepare_worker(modules, classes)
-    if err is not None: return [(k, 'failed', None, err, 0.0) for k, _ in batch]
-    return [(k, *_run_timed(inst, skip)) for k, inst in batch]
+    if err is not None: return [(k, 'failed', None, err, 0.0) for k, _ in runs]
+    out = []
+    for k, inst in batch: out += run_lockstep_batch(inst, skip) if isinstance(inst, LockstepBatch) else [(k, *_run_timed(inst, skip))]
+    return out
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ebcc4009
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #7dcf66c3
 _LOST = (distributed.KilledWorker, distributed.client.FutureCancelledError, OSError) # a task's worker (or connection) was lost
 
 def _failed(batch, err):
     why = "its worker was lost too often" if isinstance(err, _LOST) else "its task failed"
-    return [(k, 'failed', None, f"{why} ({type(err).__name__}: {err})", 0.0) for k, _ in batch]
+    return [(k, 'failed', None, f"{why} ({type(err).__name__}: {err})", 0.0) for k, _ in _members(batch)]
 
 def _batch_runner():
     "The package's `_run_batch`, pickled by reference (workers run the installed package, also when this code runs in a notebook)."
@@ -629,7 +711,7 @@ def local_client(n_workers:int=None, # worker processes (default: one per core)
         client.wait_for_workers(len(cluster.workers), timeout=120)
         yield client
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #7455a9f2
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #aa3578be
 def _n_workers(n_cores, client):
     if client is not None:
         if n_cores is not None: raise ValueError("give either a client or n_cores, not both (the client's cluster decides the workers)")
@@ -666,12 +748,13 @@ def _record(s, insts, bar, results):
         bar.set_postfix_str(f"{len(s.done) + len(s.skipped) + len(s.failed)}/{len(s.paths)} runs", refresh=False)
         bar.update(insts[k].experiment_config.n_steps)
 
-def _dispatch(todo, costs, client, n, skip, modules, record, resubmits):
+def _dispatch(todo, costs, client, n, skip, modules, record, resubmits, lockstep=64, device='cpu'):
     "Run the instances `todo` (key -> instance); return key -> number of starts on dask workers."
     if not todo: return {}
     classes = pack_classes(custom_classes(todo.values()))
     n_workers = n if client is None else max(4, len(client.scheduler_info(n_workers=-1)['workers']))
-    queue = RunQueue(costs, {k: run_pair(i) for k, i in todo.items()}, n_workers)
+    todo, costs = lockstep_batches(todo, costs, lockstep, n_workers, device)
+    queue = RunQueue(costs, {k: ('lockstep', k) if isinstance(i, LockstepBatch) else run_pair(i) for k, i in todo.items()}, n_workers)
     if client is None and (n == 1 or len(todo) == 1):
         while (keys := queue.pop()) is not None:
             for k in keys:
@@ -690,7 +773,9 @@ def run_experiment_instances(instances_or_paths, # `ExperimentInstance`s or path
                              raise_on_failure:bool=True, # raise `ExperimentRunsFailed` at the end if a run failed
                              resubmits:int=2, # times a task whose workers kept dying is submitted again
                              corrupt_folder=None, # where corrupt logs are moved (default: the system's temporary folder)
-                             desc:str='runs' # the progress bar's label
+                             desc:str='runs', # the progress bar's label
+                             lockstep:int=None, # the most runs of a deep agent played together as one batched computation (1: one at a time; default `config.get_lockstep()`)
+                             device:str=None # where the lockstep batches compute: 'cpu' or 'cuda' (default `config.get_device()`)
                             )->RunSummary:
     "Run experiment instances on a dask client (or a local default) and summarise what happened."
     t0, items = time.perf_counter(), list(instances_or_paths)
@@ -704,7 +789,8 @@ def run_experiment_instances(instances_or_paths, # `ExperimentInstance`s or path
     steps = {k: i.experiment_config.n_steps for k, i in insts.items()}
     with tqdm(total=sum(steps.values()), initial=sum(v for k, v in steps.items() if k not in todo), desc=desc, unit='step', unit_scale=True,
               disable=not show_progress, file=sys.stderr) as bar:
-        starts = _dispatch(todo, costs, client, n, skip_completed, import_modules, functools.partial(_record, s, insts, bar), resubmits)
+        starts = _dispatch(todo, costs, client, n, skip_completed, import_modules, functools.partial(_record, s, insts, bar), resubmits,
+                           check_int('lockstep', config.get_lockstep() if lockstep is None else lockstep, 1), config.get_device() if device is None else device)
     s.retried = {str(insts[k].result_path): c - 1 for k, c in starts.items() if c > 1}
     s.wall_s = time.perf_counter() - t0
     if s.failed and raise_on_failure: raise ExperimentRunsFailed(s)

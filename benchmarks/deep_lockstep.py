@@ -1,0 +1,87 @@
+"""Aggregate steps/s of the deep agents in lockstep against the number of runs N, side by side with today's single-run
+agent, learning throughout on real MDPs with the exact regret logged, on one core (or a GPU with --device cuda).
+
+MDPs: the instances of the quick test of the agent's setting (`continuous_quick_test` / `episodic_quick_test`, seven
+MDPs with the StateInfo emission map: DeepSea, FrozenLake, MiniGridEmpty, MiniGridRooms, RiverSwim, SimpleGrid, Taxi),
+run k on MDP k mod 7 with seed k: runs of different observation sizes and action counts share a batch (padded and
+masked).
+
+- single run (today's agent): the single-run class in `MDPLoop` on each of the seven MDPs in turn, learning throughout,
+  regret logged every `--log-every` steps; steps/s = steps / wall seconds of `run`.
+- lockstep N: `LockstepLoop(mdps, engine).run(T, log_every)`, the N runs' exact regrets logged every `--log-every` steps
+  (each run's policy evaluated on its MDP); aggregate steps/s = N x T / wall seconds of `run`.
+
+Construction (networks, tables, the regret workspaces) is outside the clock in both; the regret kernels are compiled
+before. The machine may be shared: the load average is printed; compare only figures of one run of the script.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/deep_lockstep.py [--agents DQNContinuous ...] [--n 1 20 100 400] [--steps 2000]
+        [--log-every 500] [--device cpu|cuda] [--threads 1]
+"""
+import argparse, os, time
+import numpy as np
+
+AGENTS = ('DQNContinuous', 'BootDQNContinuous', 'ActorCriticContinuous', 'ActorCriticRNNContinuous')
+
+def mdps_for(cls, n):
+    "n MDPs of the agent's quick test, run k on instance k mod 7 (seed k)."
+    from colosseum_nb.benchmark.benchmark import benchmark_mdp_configs, MDP_CLASSES
+    cfgs = benchmark_mdp_configs('episodic_quick_test' if cls.is_episodic() else 'continuous_quick_test')
+    return [MDP_CLASSES[c.mdp_class](seed=k, emission_map='StateInfo', **c.kwargs) for k, c in ((k, cfgs[k % len(cfgs)]) for k in range(n))]
+
+def single(cls, T, log_every):
+    "Aggregate steps/s of the single-run class, one run after the other on the seven MDPs."
+    from colosseum_nb.utils import make_mdp_spec
+    from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
+    steps, secs = 0, 0.0
+    for k, mdp in enumerate(mdps_for(cls, 7)):
+        loop = MDPLoop(mdp, cls(seed=k, mdp_specs=make_mdp_spec(mdp), optimization_horizon=T))
+        t = time.perf_counter(); loop.run(T, log_every, stop_when_optimal=False); secs += time.perf_counter() - t; steps += T
+    return steps / secs
+
+def lockstep(cls, n, T, log_every, device):
+    "Aggregate steps/s of n runs in lockstep, and the mean final normalised behaviour regret (a sanity figure)."
+    from colosseum_nb.utils import make_mdp_spec
+    from colosseum_nb.experiment.lockstep import LockstepLoop, lockstep_engine_class
+    mdps = mdps_for(cls, n)
+    engine = lockstep_engine_class(cls)(cls, list(range(n)), [make_mdp_spec(m) for m in mdps], T, device=device)
+    loop = LockstepLoop(mdps, engine)
+    t = time.perf_counter(); res = loop.run(T, log_every, stop_when_optimal=False); dt = time.perf_counter() - t
+    return n * T / dt, dt, float(np.mean([r['behaviour_normalized_cumulative_regret'] / (r['steps'] + 1) for _, r in res]))
+
+def warm():
+    "Compile the regret kernels of both settings outside the clock."
+    from colosseum_nb.mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
+    from colosseum_nb.agent.agents import agent_class
+    RandomAgentContinuous, RandomAgentEpisodic = agent_class("RandomAgentContinuous"), agent_class("RandomAgentEpisodic")
+    from colosseum_nb.utils import make_mdp_spec
+    from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
+    for M, A in ((RiverSwimContinuous, RandomAgentContinuous), (RiverSwimEpisodic, RandomAgentEpisodic)):
+        m = M(seed=0, size=4); MDPLoop(m, A(0, make_mdp_spec(m), 100)).run(100, 50)
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--agents', nargs='+', default=list(AGENTS))
+    ap.add_argument('--n', type=int, nargs='+', default=[1, 20, 100, 400])
+    ap.add_argument('--steps', type=int, default=2000)
+    ap.add_argument('--log-every', type=int, default=500)
+    ap.add_argument('--device', default='cpu')
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--no-single', action='store_true', help="skip today's single-run agent")
+    a = ap.parse_args()
+    from colosseum_nb.agent.non_tabular import import_torch
+    from colosseum_nb.experiment.experiment_instances import agent_class_from_name
+    torch = import_torch(); torch.set_num_threads(a.threads)
+    warm()
+    print(f"torch {torch.__version__}, device {a.device}, {a.threads} thread(s); {a.steps:,} steps per run, regret logged every {a.log_every:,}; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'agent':<26}{'N':>6}{'aggregate steps/s':>20}{'x single run':>14}{'seconds':>10}{'mean final behaviour regret':>30}", flush=True)
+    for name in a.agents:
+        cls = agent_class_from_name(name)
+        base = None if a.no_single else single(cls, a.steps, a.log_every)
+        if base is not None: print(f"{name:<26}{'single':>6}{base:>20,.0f}{1.0:>14.2f}", flush=True)
+        for n in a.n:
+            sps, dt, reg = lockstep(cls, n, a.steps, a.log_every, a.device)
+            print(f"{name:<26}{n:>6}{sps:>20,.0f}{(sps / base if base else float('nan')):>14.2f}{dt:>10.1f}{reg:>30.3f}", flush=True)
+    print(f"load average now {os.getloadavg()[0]:.1f}")
+
+if __name__ == '__main__': main()

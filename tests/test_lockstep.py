@@ -15,9 +15,9 @@ from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
 from colosseum_nb.experiment.lockstep import LockstepLoop, lockstep_engine_class
 from colosseum_nb.experiment.experiment_instances import agent_class_from_name
 
-SEEDS, T = 20, 500
+SEEDS, T = 20, 400
 SMALL = dict(network_width=16)   # the same small network on both sides keeps the test fast
-HP = {'DQNContinuous': dict(SMALL, min_replay_size=50), 'BootDQNEpisodic': dict(SMALL, n_ensemble=4, batch_size=16),
+HP = {'DQNContinuous': dict(SMALL, min_replay_size=32), 'BootDQNEpisodic': dict(SMALL, n_ensemble=4, batch_size=16),
       'ActorCriticContinuous': dict(SMALL, max_sequence_length=8), 'ActorCriticRNNEpisodic': dict(SMALL, max_sequence_length=8)}
 
 
@@ -133,3 +133,18 @@ def test_runner_plays_deep_runs_in_lockstep_and_resumes(tmp_path):
     before = {p: p.stat().st_mtime_ns for p in logs}
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and all(p.stat().st_mtime_ns == t for p, t in before.items())
+
+
+@pytest.mark.parametrize('name', ['DQNEpisodic', 'ActorCriticRNNEpisodic'])
+def test_episodic_runs_of_different_horizons_share_a_batch(name):
+    "Episodic MDPs with different horizons (their episodes end at different steps, some runs finish reading a policy while others ask for another) play to the end in one batch, each logged as alone."
+    from colosseum_nb.mdp.simple_grid import SimpleGridEpisodic
+    cls = agent_class_from_name(name)
+    mdps = [RiverSwimEpisodic(seed=0, size=4, emission_map='StateInfo'), SimpleGridEpisodic(seed=0, size=3, emission_map='StateInfo'),
+            RiverSwimEpisodic(seed=1, size=6, emission_map='StateInfo')]
+    T = 304   # the horizons 4, 4 and 6: the first two runs end an episode at the last step (a behaviour read) while the third reads its final policy
+    assert [m.H for m in mdps] == [4, 4, 6] and T % 4 == 0 and T % 6
+    engine = lockstep_engine_class(cls)(cls, [0, 1, 2], [make_mdp_spec(m) for m in mdps], T, dict(SMALL, max_sequence_length=4) if 'Actor' in name else dict(SMALL, min_replay_size=20))
+    loop = LockstepLoop(mdps, engine)
+    res = loop.run(T, 100, stop_when_optimal=False)
+    assert [r['steps'] for _, r in res] == [T - 1] * 3 and all(len(l.logs) == 4 for l in loop.loops)

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_mlp', 'stacked_forward', 'StackedAdam', 'LockstepEngine',
-           'check_device', 'pad', 'uniforms', 'policies', 'masked_greedy', 'sample_masked', 'LockstepRun',
+           'check_device', 'pad', 'tables', 'uniforms', 'policies', 'masked_greedy', 'sample_masked', 'LockstepRun',
            'play_lockstep']
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #c1907bfa
@@ -84,7 +84,7 @@ def stacked_forward(params:list, # `[W_1, b_1, ...]`, each `(N, ., .)`
         if l < L - 1 or activate_final: x = x.relu_()   # in place: the product's output is not needed by its backward
     return x
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #426c34b6
+# %% ../../nbs/05v_agent.lockstep.ipynb #06d190fe
 class StackedAdam:
     "Adam on stacked parameters `(N, ...)`, stepping only the runs marked active (each with its own step count)."
     def __init__(self, params:list, # stacked leaf tensors with `requires_grad`
@@ -123,7 +123,8 @@ class StackedAdam:
         step = float(self.t[0]); self.t += 1
         ps = [p for p in self.params if p.grad is not None]
         ms = [m for p, m in zip(self.params, self.m) if p.grad is not None]; vs = [v for p, v in zip(self.params, self.v) if p.grad is not None]
-        steps = [torch.tensor(step, dtype=torch.float32, device=p.device) for p in ps]
+        if getattr(self, '_steps', None) is None or len(self._steps) != len(ps): self._steps = [torch.zeros((), device=p.device) for p in ps]
+        steps = [t.fill_(step) for t in self._steps]
         torch.optim._functional.adam(ps, [p.grad for p in ps], ms, vs, [], steps, fused=ps[0].device.type != 'mps', amsgrad=False,
                                      beta1=self.b1, beta2=self.b2, lr=self.lr, weight_decay=0.0, eps=self.eps, maximize=False)
 
@@ -185,7 +186,7 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #b601d8c9
+# %% ../../nbs/05v_agent.lockstep.ipynb #50a1a189
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
@@ -199,10 +200,17 @@ def pad(self:LockstepEngine, idx, # the runs
         obs:list # their observations (any shapes)
        )->torch.Tensor:
     "The observations of runs `idx`, flattened and zero-padded: `(len(idx), D)` on the engine's device."
-    out = np.zeros((len(idx), self.D), np.float32)
-    for r, o in enumerate(obs):
-        o = np.asarray(o, np.float32).ravel(); out[r, :len(o)] = o
+    try: out = np.stack(obs).reshape(len(idx), -1).astype(np.float32, copy=False)   # one shape: stacked at once
+    except ValueError: out = None
+    if out is None or out.shape[1] != self.D:
+        out = np.zeros((len(idx), self.D), np.float32)
+        for r, o in enumerate(obs):
+            o = np.asarray(o, np.float32).ravel(); out[r, :len(o)] = o
     return torch.from_numpy(out).to(self.device)
+
+def tables(self:LockstepEngine, idx)->torch.Tensor:
+    "The noise-free observation tables of runs `idx`, `(len(idx), rows, D)`, padded to the longest of them only."
+    return self.table[torch.as_tensor(np.asarray(idx), device=self.device), :int(self.rows[np.asarray(idx)].max())]
 
 def uniforms(self:LockstepEngine, idx, k:int)->np.ndarray:
     "`(len(idx), k)` numbers of the runs' own streams."
@@ -223,7 +231,7 @@ def policies(self:LockstepEngine, idx, # the runs
     if name not in ('current_optimal_stochastic_policy', 'behaviour_policy'): raise ValueError(f"name={name!r}: not a policy")
     return [pick(self._cache[i][1]) for i in idx]
 
-for f in (_tables, pad, uniforms, policies): setattr(LockstepEngine, f.__name__, f)
+for f in (_tables, tables, pad, uniforms, policies): setattr(LockstepEngine, f.__name__, f)
 LockstepEngine._policy_from = lambda self, out: greedy_policy(out)
 LockstepEngine._behaviour_from = lambda self, out: self._policy_from(out)
 
@@ -273,7 +281,7 @@ class LockstepRun:
 LockstepEngine.run = lambda self, i: LockstepRun(self, i)
 LockstepEngine.start = lambda self, idx: None   # called before a run's first action (recurrent agents reset their state)
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #8d12162e
+# %% ../../nbs/05v_agent.lockstep.ipynb #f3bfc4f5
 def play_lockstep(engine:LockstepEngine, # the runs' agents
                   loops:list, # per run, the keyword arguments of `python_loop_steps` (without `agent`, `t_start`, `clock`)
                   seed:int=None # seed of numba's stream for the batch (default: the first run's `seed`)
@@ -286,7 +294,7 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
     gens = [python_loop_steps(engine.run(i), t_start=0.0, clock=clock, **kw) for i, kw in enumerate(loops)]
     reqs = [next(g) for g in gens]
     seed_numba(int(loops[0].get('seed', 0) if seed is None else seed))
-    rows, alive = [None] * N, list(range(N))
+    rows, alive, acted = [None] * N, list(range(N)), None
     def answer(i, value):
         try: reqs[i] = gens[i].send(value)
         except StopIteration as e: rows[i] = e.value; reqs[i] = None
@@ -295,12 +303,13 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
         alive = [i for i in alive if reqs[i] is not None]
         learn = [i for i in alive if reqs[i][0] == 'learn']
         if learn:
-            _learn_batch(engine, learn, reqs)
+            _learn_batch(engine, learn, reqs, acted)
             for i in learn: answer(i, None)
         else:
             act = [i for i in alive if reqs[i][0] == 'act']
             if act:
-                acts = engine.act(act, engine.pad(act, [reqs[i][1].observation for i in act]), np.array([reqs[i][1].first() for i in act]))
+                acted = (act, engine.pad(act, [reqs[i][1].observation for i in act]))
+                acts = engine.act(act, acted[1], np.array([reqs[i][1].first() for i in act]))
                 for i, a in zip(act, acts.tolist()): answer(i, a)
         alive = [i for i in alive if reqs[i] is not None]
     return rows
@@ -310,12 +319,14 @@ def _answer_policies(engine, reqs, alive, answer):
     while True:
         pol = [i for i in alive if reqs[i] is not None and reqs[i][0] == 'policy']
         if not pol: return
-        for name in {reqs[i][1] for i in pol}:
-            idx = [i for i in pol if reqs[i][1] == name]
+        groups = {}
+        for i in pol: groups.setdefault(reqs[i][1], []).append(i)   # grouped before any answer (an answered run may finish)
+        for name, idx in groups.items():
             for i, p in zip(idx, engine.policies(idx, name)): answer(i, p)
 
-def _learn_batch(engine, idx, reqs):
-    "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests."
+def _learn_batch(engine, idx, reqs, acted=None):
+    "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests (`acted`: the runs and padded observations of the last `act`, reused when they are these)."
     ts = [reqs[i][1] for i in idx]; nx = [reqs[i][3] for i in idx]
-    engine.learn(idx, engine.pad(idx, [t.observation for t in ts]), np.array([reqs[i][2] for i in idx]),
+    obs = acted[1] if acted is not None and acted[0] == idx else engine.pad(idx, [t.observation for t in ts])
+    engine.learn(idx, obs, np.array([reqs[i][2] for i in idx]),
                  np.array([t.reward for t in nx], np.float32), engine.pad(idx, [t.observation for t in nx]), np.array([t.last() for t in nx]))

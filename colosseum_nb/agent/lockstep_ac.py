@@ -137,7 +137,7 @@ class LockstepActorCritic(LockstepEngine):
         "Logits and values of runs `idx` (parameters `P`) on inputs `(M, B, D)`."
         return self._heads(P[-4:], idx, stacked_forward(P[:self.n_torso], x, activate_final=True))
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #7c62dd0e
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #21aea8f2
 def _probs(logits)->np.ndarray:
     "Float64 softmax rows of masked logits `(M, A)` (exactly 0 on padded actions)."
     return torch.softmax(logits.double(), -1).cpu().numpy()
@@ -166,7 +166,7 @@ def _ac_loss(self:LockstepActorCritic, b:dict, due:np.ndarray):
 def _ac_outputs(self:LockstepActorCritic, idx):
     "Action probabilities `(M, rows, A)` of runs `idx` on their tables (exactly 0 on padded actions)."
     idx = np.asarray(idx, np.int64)
-    with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, self.table[torch.as_tensor(idx, device=self.device)])
+    with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, self.tables(idx))
     return torch.softmax(logits.double(), -1)
 
 def _ac_learn(self:LockstepActorCritic, idx, obs, a, r, obs_next, terminal):
@@ -213,7 +213,7 @@ class LockstepActorCriticRNN(LockstepActorCritic):
         logits, v = self._heads(P[-4:], idx, e + torch.relu(h))
         return logits, v, (h, c)
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #05a29af6
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #1ac0eb23
 def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
     "Actions of runs `idx` from their softmax policies, carrying their memories (reset where `first`)."
     idx, first = np.asarray(idx, np.int64), np.asarray(first, bool)
@@ -244,7 +244,7 @@ def _rnn_clip(self:LockstepActorCriticRNN, active):
 
 def _rnn_outputs(self:LockstepActorCriticRNN, idx):
     "Action probabilities `(M, rows, A)` of runs `idx` on their tables, every row from a fresh memory."
-    idx = np.asarray(idx, np.int64); x = self.table[torch.as_tensor(idx, device=self.device)]
+    idx = np.asarray(idx, np.int64); x = self.tables(idx)
     zero = torch.zeros(x.shape[0], x.shape[1], self.width, device=self.device)
     with torch.no_grad(): logits, _, _ = self._step(self._params(idx), idx, x, (zero, zero))
     return torch.softmax(logits.double(), -1)

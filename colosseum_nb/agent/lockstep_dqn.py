@@ -47,7 +47,11 @@ class StackedReplay:
         "Each field's stored entries, `(N, capacity, ...)`."
         return {k: self.store[..., a:b].reshape(self.store.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #69e82ca0
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #05538171
+def _every(engine, idx)->bool:
+    "Whether `idx` is every run of the engine, in order."
+    return len(idx) == engine.N and idx[0] == 0 and idx[-1] == engine.N - 1   # run indices are distinct and in order
+
 class LockstepDQN(LockstepEngine):
     "N runs of `DQNEpisodic` or `DQNContinuous` in lockstep."
     family = DQN
@@ -65,14 +69,18 @@ class LockstepDQN(LockstepEngine):
 
     def _params(self, params, idx):
         "The stacked parameters of runs `idx` (the tensors themselves when `idx` is every run, in order)."
-        return params if len(idx) == self.N and (np.asarray(idx) == np.arange(self.N)).all() else [w[torch.as_tensor(np.asarray(idx), device=self.device)] for w in params]
+        return params if _every(self, idx) else [w[torch.as_tensor(np.asarray(idx), device=self.device)] for w in params]
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #46bfc232
+    def _invalid(self, idx):
+        "The padded-action mask of runs `idx`."
+        return self.invalid if _every(self, idx) else self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)]
+
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #fd2ab289
 def _dqn_act(self:LockstepDQN, idx, obs, first)->np.ndarray:
     "ε-greedy actions of runs `idx` on their observations `(M, D)`."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 3)
     with torch.no_grad(): q = stacked_forward(self._params(self.online, idx), obs[:, None])[:, 0]
-    a = masked_greedy(q, self.invalid[idx], u[:, 2])
+    a = masked_greedy(q, self._invalid(idx), u[:, 2])
     explore = u[:, 0] < self.epsilon
     return np.where(explore, (u[:, 1] * self.n_actions[idx]).astype(np.int64), a)
 
@@ -81,13 +89,13 @@ def _dqn_loss(self:LockstepDQN, idx, b:dict, w):
     on, tg = self._params(self.online, idx), self._params(self.target, idx)
     qa = stacked_forward(on, b['o']).gather(2, b['a'][..., None])[..., 0]                     # (M, B)
     with torch.no_grad():
-        qn = stacked_forward(tg, b['o1']).masked_fill(self.invalid[idx][:, None], -np.inf).max(2).values
+        qn = stacked_forward(tg, b['o1']).masked_fill(self._invalid(idx)[:, None], -np.inf).max(2).values
         y = b['r'] + b['d'] * self.discount * qn
     return (w * 0.5 * ((qa - y) ** 2).mean(1)).sum()
 
 def _dqn_outputs(self:LockstepDQN, idx):
     "Q-values of runs `idx` on their tables, `(M, rows, A)`."
-    with torch.no_grad(): return stacked_forward(self._params(self.online, idx), self.table[torch.as_tensor(idx, device=self.device)])
+    with torch.no_grad(): return stacked_forward(self._params(self.online, idx), self.tables(idx))
 
 LockstepDQN.act, LockstepDQN._loss, LockstepDQN._outputs = _dqn_act, _dqn_loss, _dqn_outputs
 LockstepDQN._behaviour_from = lambda self, out: epsilon_greedy_policy(out, self.epsilon)
@@ -129,7 +137,7 @@ def _dqn_learn(self:LockstepDQN, idx, obs, a, r, obs_next, terminal):
 
 LockstepDQN.learn = _dqn_learn
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #e5fc9748
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #cf0d926e
 class LockstepBootDQN(LockstepDQN):
     "N runs of `BootDQNEpisodic` or `BootDQNContinuous` in lockstep (their `N x K` heads as one stack)."
     family = BootDQN
@@ -151,7 +159,7 @@ class LockstepBootDQN(LockstepDQN):
 
     def _params(self, params, idx):
         "The stacked heads of runs `idx`, `(len(idx) * K, ...)`."
-        if len(idx) == self.N and (np.asarray(idx) == np.arange(self.N)).all(): return params
+        if _every(self, idx): return params
         rows = torch.as_tensor((np.asarray(idx)[:, None] * self.K + np.arange(self.K)).ravel(), device=self.device)
         return [w[rows] for w in params]
 
@@ -164,20 +172,18 @@ class LockstepBootDQN(LockstepDQN):
             with torch.no_grad(): prior = stacked_forward(self._params(self.prior, idx), xs).view(M, self.K, B, -1)
         return q + self.prior_scale * prior
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #950ca635
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #a31a4814
 def _boot_act(self:LockstepBootDQN, idx, obs, first)->np.ndarray:
     "Greedy actions of the runs' active heads."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 1)[:, 0]
-    with torch.no_grad(): q = self._q(self.online, idx, obs[:, None])[:, :, 0]                  # (M, K, A)
-    q = q[torch.arange(len(idx)), torch.as_tensor(self.active_head[idx])]
-    return masked_greedy(q, self.invalid[idx], u)
+    return masked_greedy(self._active_q(idx, obs[:, None])[:, 0], self._invalid(idx), u)
 
 def _boot_loss(self:LockstepBootDQN, idx, b:dict, w):
     "The sum over runs of their masked, noisy ensemble losses, averaged over heads and batch."
     q = self._q(self.online, idx, b['o'], b['p'].transpose(1, 2))                               # (M, K, B, A)
     qa = q.gather(3, b['a'][:, None, :, None].expand(-1, self.K, -1, 1))[..., 0]                  # (M, K, B)
     with torch.no_grad():
-        qn = self._q(self.target, idx, b['o1'], b['p1'].transpose(1, 2)).masked_fill(self.invalid[idx][:, None, None], -np.inf).max(3).values
+        qn = self._q(self.target, idx, b['o1'], b['p1'].transpose(1, 2)).masked_fill(self._invalid(idx)[:, None, None], -np.inf).max(3).values
         y = b['r'][:, None] + b['z'].transpose(1, 2) + self.discount * b['d'][:, None] * qn
     return (w * ((qa - y) ** 2 * b['m'].transpose(1, 2)).mean((1, 2))).sum()
 
@@ -206,11 +212,17 @@ def _normal(u:np.ndarray)->np.ndarray:
     from scipy.special import ndtri
     return ndtri(np.clip(u, 1e-300, 1 - 2 ** -53))
 
+def _active_q(self:LockstepBootDQN, idx, x):
+    "The values `(M, B, A)` of the active head of each run of `idx` (prior included) on inputs `(M, B, D)`: only those heads are computed."
+    rows = torch.as_tensor(np.asarray(idx) * self.K + self.active_head[idx], device=self.device)
+    with torch.no_grad():
+        return stacked_forward([w[rows] for w in self.online], x) + self.prior_scale * stacked_forward([w[rows] for w in self.prior], x)
+
 def _boot_outputs(self:LockstepBootDQN, idx):
     "The active head's values of runs `idx` on their tables, `(M, rows, A)`."
     idx = np.asarray(idx, np.int64)
-    with torch.no_grad(): q = self._q(self.online, idx, self.table[torch.as_tensor(idx, device=self.device)])
-    return q[torch.arange(len(idx)), torch.as_tensor(self.active_head[idx])]
+    return self._active_q(idx, self.tables(idx))
 
 LockstepBootDQN.act, LockstepBootDQN._loss, LockstepBootDQN.learn, LockstepBootDQN._outputs = _boot_act, _boot_loss, _boot_learn, _boot_outputs
+LockstepBootDQN._active_q = _active_q
 LockstepBootDQN._behaviour_from = LockstepEngine._behaviour_from

@@ -84,7 +84,7 @@ def stacked_forward(params:list, # `[W_1, b_1, ...]`, each `(N, ., .)`
         if l < L - 1 or activate_final: x = x.relu_()   # in place: the product's output is not needed by its backward
     return x
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #06d190fe
+# %% ../../nbs/05v_agent.lockstep.ipynb #435e906e
 class StackedAdam:
     "Adam on stacked parameters `(N, ...)`, stepping only the runs marked active (each with its own step count)."
     def __init__(self, params:list, # stacked leaf tensors with `requires_grad`
@@ -105,28 +105,28 @@ class StackedAdam:
         "One Adam step of the active runs (their gradients in `.grad`)."
         if self.uniform and bool(active.all()): return self._fused()
         self.uniform = False
-        self.t += active
-        t = self.t.clamp(min=1)
-        c1, c2 = (1 - self.b1 ** t).float(), (1 - self.b2 ** t).float()
-        for p, m, v in zip(self.params, self.m, self.v):
-            if p.grad is None: continue
-            shape = (-1,) + (1,) * (p.dim() - 1)
-            act = active.view(shape)
-            g = p.grad
-            m.copy_(torch.where(act, self.b1 * m + (1 - self.b1) * g, m))
-            v.copy_(torch.where(act, self.b2 * v + (1 - self.b2) * g * g, v))
-            upd = self.lr * (m / c1.view(shape)) / ((v / c2.view(shape)).sqrt() + self.eps)
-            p.sub_(torch.where(act, upd, torch.zeros_like(upd)))
+        act = torch.nonzero(active)[:, 0]
+        if not len(act): return
+        ts = self.t[act]
+        for tv in torch.unique(ts).tolist():   # runs at the same step count: one fused call on their rows
+            rows = act[ts == tv]
+            self._fused(rows, tv)
+        self.t[act] += 1
 
-    def _fused(self):
-        "Every run steps, all at the same count: one call of torch's Adam kernel (the same update, fused)."
-        step = float(self.t[0]); self.t += 1
-        ps = [p for p in self.params if p.grad is not None]
-        ms = [m for p, m in zip(self.params, self.m) if p.grad is not None]; vs = [v for p, v in zip(self.params, self.v) if p.grad is not None]
-        if getattr(self, '_steps', None) is None or len(self._steps) != len(ps): self._steps = [torch.zeros((), device=p.device) for p in ps]
+    def _fused(self, rows=None, # the runs that step (default: every run, all at the same count)
+               step:float=None # their common step count before this step (default: run 0's)
+              ):
+        "One call of torch's fused Adam kernel on the runs `rows` (every run: in place; some: on their gathered rows, scattered back)."
+        ps = [i for i, p in enumerate(self.params) if p.grad is not None]
+        if rows is None: step = float(self.t[0]); self.t += 1
+        if getattr(self, '_steps', None) is None or len(self._steps) != len(ps): self._steps = [torch.zeros((), device=self.params[0].device) for _ in ps]
         steps = [t.fill_(step) for t in self._steps]
-        torch.optim._functional.adam(ps, [p.grad for p in ps], ms, vs, [], steps, fused=ps[0].device.type != 'mps', amsgrad=False,
-                                     beta1=self.b1, beta2=self.b2, lr=self.lr, weight_decay=0.0, eps=self.eps, maximize=False)
+        if rows is None: P, G, M, V = ([self.params[i] for i in ps], [self.params[i].grad for i in ps], [self.m[i] for i in ps], [self.v[i] for i in ps])
+        else: P, G, M, V = ([self.params[i].data[rows].clone() for i in ps], [self.params[i].grad[rows] for i in ps], [self.m[i][rows] for i in ps], [self.v[i][rows] for i in ps])
+        torch.optim._functional.adam(P, G, M, V, [], steps, fused=True, amsgrad=False, beta1=self.b1, beta2=self.b2, lr=self.lr, weight_decay=0.0,
+                                     eps=self.eps, maximize=False)
+        if rows is not None:
+            for k, i in enumerate(ps): self.params[i].data[rows] = P[k]; self.m[i][rows] = M[k]; self.v[i][rows] = V[k]
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #d9c3eca1
 class LockstepEngine:

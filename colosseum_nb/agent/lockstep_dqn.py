@@ -5,8 +5,9 @@
 # %% auto #0
 __all__ = ['torch', 'StackedReplay', 'LockstepDQN', 'LockstepBootDQN']
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #2a115c68
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #27a6930c
 import numpy as np
+from scipy.special import ndtri
 from .non_tabular import import_torch, epsilon_greedy_policy
 from .dqn import DQN
 from .boot_dqn import BootDQN
@@ -172,7 +173,7 @@ class LockstepBootDQN(LockstepDQN):
             with torch.no_grad(): prior = stacked_forward(self._params(self.prior, idx), xs).view(M, self.K, B, -1)
         return q + self.prior_scale * prior
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #a31a4814
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #ff9ae111
 def _boot_act(self:LockstepBootDQN, idx, obs, first)->np.ndarray:
     "Greedy actions of the runs' active heads."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 1)[:, 0]
@@ -209,7 +210,6 @@ def _member_seed(seed, salt, k)->int:
 
 def _normal(u:np.ndarray)->np.ndarray:
     "Standard normal numbers from uniforms, by inversion."
-    from scipy.special import ndtri
     return ndtri(np.clip(u, 1e-300, 1 - 2 ** -53))
 
 def _active_q(self:LockstepBootDQN, idx, x):

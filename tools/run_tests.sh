@@ -51,9 +51,9 @@ nb_failed=$(sed -n '/Failed On The Following Notebooks/,$p' "$log" | grep -c $'^
 if ! grep -q 'Success' "$log" && [ "$nb_failed" = 0 ]; then nb_failed=$n_nbs; fi
 passed=$((passed + n_nbs - nb_failed)); failed=$((failed + nb_failed))
 
-# integration tests
+# integration tests, on 2 pytest-xdist workers (PYTEST_WORKERS); the SLURM ones share one worker (tests/conftest.py)
 xml=$(mktemp --suffix .xml)
-$BIN/python -m pytest tests/ -q -rs -p no:cacheprovider --junitxml="$xml"
+$BIN/python -m pytest tests/ -q -rs -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" --dist loadgroup --junitxml="$xml"
 read p f < <($BIN/python - "$xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 try:

@@ -90,7 +90,7 @@ def timed_parts(name, mdp, T, stop=False):
     kernels = kernels._replace(policy=timed(kernels.policy, clock, 'reported evaluation'),
                                behaviour=timed(kernels.behaviour, clock, 'behaviour evaluation'))
     raw = np.zeros(((T - 1) // 100 + 1, RAW_WIDTH))
-    opt_tol = (1e-4 if mdp.is_episodic() else 1e-5) if stop else -1.0   # MDPLoop.run's tolerances; negative: never stop
+    opt_tol = loop._plan(T, 100, np.inf, stop)['opt_tol']   # MDPLoop.run's optimality tolerance for this MDP and rule (negative: never stop)
     t = time.perf_counter()
     n, out, _ = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=loop.seed, log_every=100, regret=kernels, rws=rws, opt_tol=opt_tol, use_numba=False)
     wall = time.perf_counter() - t

@@ -52,7 +52,7 @@ def stacked_policy_value(seeds, # one seed per run
         heads[2][i] = _linear_draw(g, w, 1)
     return [p for layer in torso for p in layer] + lstm + heads
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #8d9277ba
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #c6187ce7
 class StackedSequences:
     "N `SequenceBuffer`s in stacked tensors: observations `(N, L+1, D)`, actions, rewards, discounts `(N, L)`, per-run lengths `t`."
     def __init__(self, N:int, max_length:int, # runs, the most transitions of a sequence (L)
@@ -79,13 +79,12 @@ class StackedSequences:
 
     def drain(self, due:np.ndarray # (N,) bool: the runs whose sequences are drained
              )->dict:
-        "Every run's sequence, copied and cut to the longest due one (`obs`, `a`, `r`, `d`, lengths `T`, `mask` of the steps `t < T`); the due runs restart from their last observation."
-        T = self.t.copy(); Tm = int(T[due].max())
-        Tt = torch.as_tensor(T, device=self.device)
-        b = dict(obs=self.obs[:, :Tm + 1].clone(), a=self.a[:, :Tm].clone(), r=self.r[:, :Tm].clone(), d=self.d[:, :Tm].clone(), T=Tt,
-                 mask=(torch.arange(Tm, device=self.device) < Tt[:, None]).float())
+        "The due runs' sequences, copied and cut to the longest (`idx` the runs, `obs`, `a`, `r`, `d`, lengths `T`, `mask` of the steps `t < T`); they restart from their last observation."
         i = np.flatnonzero(due); ti = torch.as_tensor(i, device=self.device)
-        self.obs[ti, 0] = self.obs[ti, torch.as_tensor(T[i], device=self.device)]
+        T = self.t[i].copy(); Tm = int(T.max()); Tt = torch.as_tensor(T, device=self.device)
+        b = dict(idx=i, obs=self.obs[ti, :Tm + 1], a=self.a[ti, :Tm], r=self.r[ti, :Tm], d=self.d[ti, :Tm], T=Tt,   # indexing by `ti` copies
+                 mask=(torch.arange(Tm, device=self.device) < Tt[:, None]).float())
+        self.obs[ti, 0] = self.obs[ti, Tt]
         self.t[i] = 0
         return b
 
@@ -137,7 +136,7 @@ class LockstepActorCritic(LockstepEngine):
         "Logits and values of runs `idx` (parameters `P`) on inputs `(M, B, D)`."
         return self._heads(P[-4:], idx, stacked_forward(P[:self.n_torso], x, activate_final=True))
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #21aea8f2
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #0b3b5a88
 def _probs(logits)->np.ndarray:
     "Float64 softmax rows of masked logits `(M, A)` (exactly 0 on padded actions)."
     return torch.softmax(logits.double(), -1).cpu().numpy()
@@ -148,20 +147,20 @@ def _ac_act(self:LockstepActorCritic, idx, obs, first)->np.ndarray:
     with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, obs[:, None])
     return sample_masked(_probs(logits[:, 0]), u)
 
-def _ac_terms(self:LockstepActorCritic, b:dict, due:np.ndarray, logits, v, entropy_cost:float=None):
-    "The sum over the due runs of their actor and critic losses (and entropy bonus), from logits `(N, T+1, A)` and values `(N, T+1)` on their sequences `b`."
-    m, w = b['mask'], torch.as_tensor(due, device=self.device).float()
+def _ac_terms(self:LockstepActorCritic, b:dict, logits, v, entropy_cost:float=None):
+    "The sum over the drained runs of their actor and critic losses (and entropy bonus), from logits `(M, T+1, A)` and values `(M, T+1)` on their sequences `b`."
+    m = b['mask']
     G = stacked_lambda_returns(b['r'], self.discount * b['d'], v.detach(), b['T'], self.td_lambda)
     adv = (G - v[:, :-1]) * m
     logp = torch.log_softmax(logits[:, :-1], -1)
     loss = -(logp.gather(2, b['a'][..., None])[..., 0] * adv.detach()).sum(1) + 0.5 * (adv ** 2).sum(1)
     if entropy_cost is not None: loss = loss - entropy_cost * (-(logp.exp() * logp).sum(2) * m).sum(1)
-    return (w * loss).sum()
+    return loss.sum()
 
-def _ac_loss(self:LockstepActorCritic, b:dict, due:np.ndarray):
-    "The summed loss of the due runs on their sequences `b` (every run computed, the others weighted 0)."
-    logits, v = self._net(self.params, np.arange(self.N), b['obs'])
-    return _ac_terms(self, b, due, logits, v)
+def _ac_loss(self:LockstepActorCritic, b:dict):
+    "The summed loss of the drained runs `b['idx']` on their sequences `b` (the other runs are not computed)."
+    logits, v = self._net(self._params(b['idx']), b['idx'], b['obs'])
+    return _ac_terms(self, b, logits, v)
 
 def _ac_outputs(self:LockstepActorCritic, idx):
     "Action probabilities `(M, rows, A)` of runs `idx` on their tables (exactly 0 on padded actions)."
@@ -177,7 +176,7 @@ def _ac_learn(self:LockstepActorCritic, idx, obs, a, r, obs_next, terminal):
     if not due.any(): return
     b, active = self.buffer.drain(due), torch.as_tensor(due, device=self.device)
     self.optimizer.zero_grad()
-    self._loss(b, due).backward()
+    self._loss(b).backward()
     self._clip(active)
     self.optimizer.step(active)
     self.version[due] += 1
@@ -213,7 +212,7 @@ class LockstepActorCriticRNN(LockstepActorCritic):
         logits, v = self._heads(P[-4:], idx, e + torch.relu(h))
         return logits, v, (h, c)
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #1ac0eb23
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #11917fb7
 def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
     "Actions of runs `idx` from their softmax policies, carrying their memories (reset where `first`)."
     idx, first = np.asarray(idx, np.int64), np.asarray(first, bool)
@@ -223,18 +222,18 @@ def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
     self.state[0][ti], self.state[1][ti] = h, c
     return sample_masked(_probs(logits[:, 0]), u)
 
-def _rnn_loss(self:LockstepActorCriticRNN, b:dict, due:np.ndarray):
-    "The summed losses of the due runs, each unrolled from its rollout state; the due runs' rollout states move to the state before their last observation."
-    every, state, out, hs, cs = np.arange(self.N), self.rollout_state, [], [], []
+def _rnn_loss(self:LockstepActorCriticRNN, b:dict):
+    "The summed losses of the drained runs `b['idx']`, each unrolled from its rollout state (the other runs are not computed); their rollout states move to the state before their last observation."
+    idx = b['idx']; ti, P = torch.as_tensor(idx, device=self.device), self._params(idx)
+    state, out, hs, cs = (self.rollout_state[0][ti], self.rollout_state[1][ti]), [], [], []
     for t in range(b['obs'].shape[1]):
-        lg, v, state = self._step(self.params, every, b['obs'][:, t:t + 1], state)
+        lg, v, state = self._step(P, idx, b['obs'][:, t:t + 1], state)
         out.append((lg[:, 0], v[:, 0])); hs.append(state[0]); cs.append(state[1])
     logits, v = torch.stack([o[0] for o in out], 1), torch.stack([o[1] for o in out], 1)
     k = (b['T'] - 1).clamp(min=0).clamp(max=len(hs) - 1)
-    pick = lambda ss: torch.stack(ss)[k, torch.arange(self.N, device=self.device)].detach()
-    d = torch.as_tensor(due, device=self.device)[:, None, None]
-    self.rollout_state = (torch.where(d, pick(hs), self.rollout_state[0]), torch.where(d, pick(cs), self.rollout_state[1]))
-    return _ac_terms(self, b, due, logits, v, self.entropy_cost)
+    pick = lambda ss: torch.stack(ss)[k, torch.arange(len(idx), device=self.device)].detach()
+    self.rollout_state = tuple(s.index_copy(0, ti, x) for s, x in zip(self.rollout_state, (pick(hs), pick(cs))))
+    return _ac_terms(self, b, logits, v, self.entropy_cost)
 
 def _rnn_clip(self:LockstepActorCriticRNN, active):
     "Clip each run's gradient to a global norm of 5 over its own parameters (`torch.nn.utils.clip_grad_norm_`'s formula)."

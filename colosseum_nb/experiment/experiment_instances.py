@@ -81,7 +81,7 @@ def colosseum_gin_text(text:str # gin text, possibly importing Colosseum's modul
         out.append(line)
     return '\n'.join(out)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #0443ce08
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b3f13785
 @contextlib.contextmanager
 def fresh_gin():
     "A block run with an empty gin configuration, cleared again on exit."
@@ -109,7 +109,8 @@ def emission_kwargs(config:ExperimentConfig)->dict:
     if config.emission_map is None: return {}
     return dict(emission_map=config.emission_map, emission_map_kwargs=config.emission_map_kwargs, noise=config.noise, noise_kwargs=config.noise_kwargs)
 
-def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
+def build_mdp_and_agent(instance:ExperimentInstance, # the run to prepare
+                        with_agent:bool=True # False: the MDP only (`(mdp, None)`), the agent's configuration parsed but no agent built
                        )->tuple:
     "The MDP and the agent of an instance, built from its gin configurations in a fresh gin state."
     mdp_cls, agent_cls = mdp_class_from_name(instance.mdp_class_name), agent_class_from_name(instance.agent_class_name)
@@ -122,6 +123,7 @@ def build_mdp_and_agent(instance:ExperimentInstance # the run to prepare
         if bool(mdp.is_episodic()) != bool(agent_cls.is_episodic()):
             raise ValueError(f"{instance.experiment_label}: {agent_cls.__name__} is {'an episodic' if agent_cls.is_episodic() else 'a continuous'} agent "
                              f"but {instance.mdp_class_name} is {'episodic' if mdp.is_episodic() else 'continuous'}")
+        if not with_agent: return mdp, None
         try:
             with gin.config_scope(instance.agent_scope):
                 agent = agent_cls(seed=instance.seed, mdp_specs=make_mdp_spec(mdp, agent_cls), optimization_horizon=instance.experiment_config.n_steps)
@@ -530,7 +532,7 @@ def lockstep_batches(todo:dict, # key -> instance
             out[('lockstep', j)] = LockstepBatch(members, device); out_costs[('lockstep', j)] = sum(costs[k] for k, _ in members); j += 1
     return out, out_costs
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ee724265
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #a8726b39
 def run_lockstep_batch(batch:LockstepBatch, # the runs
                        skip:bool=True # skip the runs whose log is complete
                       )->list:
@@ -540,7 +542,7 @@ def run_lockstep_batch(batch:LockstepBatch, # the runs
         if skip and is_complete(inst): out.append((k, 'skipped', str(inst.result_path), None, 0.0)); continue
         try:
             record_settings(inst.result_folder, inst.settings)
-            with use_settings(inst.settings): live.append((k, inst, *build_mdp_and_agent(inst)))
+            with use_settings(inst.settings): live.append((k, inst, *build_mdp_and_agent(inst, with_agent=not live)))   # the first run's agent: the engine's prototype
         except Exception as e: out.append((k, 'failed', None, f"{type(e).__name__}: {e}", 0.0))
     if not live: return out
     try:

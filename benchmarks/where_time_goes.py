@@ -1,7 +1,7 @@
 """Where a default-benchmark run spends its time: each learning agent on its slowest MDP of the default benchmarks.
 
 For every agent (`--agents`, default the five learning agents of the default benchmarks) the run is the one that was
-slowest in `benchmarks/full_default.py --seeds 1` (seed 0; `--mdp AGENT=setting:prms_k:MDPClass` picks another), run as the
+slowest (`SLOWEST` below; seed 0; `--mdp AGENT=setting:prms_k:MDPClass` picks another), run as the
 benchmark runs it: 500,000 steps (`--steps`), indicators logged every 100 steps, learning throughout (the default: no
 optimality stop), the agent's cached hyperparameters, MDP and loop seeded 0.
 
@@ -27,11 +27,12 @@ import os, sys, time, argparse
 os.environ.setdefault('NUMBA_NUM_THREADS', '1')
 import numpy as np
 
-SLOWEST = {   # the slowest run of each agent in `benchmarks/full_default.py --seeds 1` (2026-11-25)
-    'PSRLContinuous': 'continuous_ergodic:prms_1:MiniGridRoomsContinuous',
-    'UCRL2Continuous': 'continuous_ergodic:prms_1:MiniGridRoomsContinuous',
+SLOWEST = {   # each agent's slowest pair: the model-based agents' by median run in the 20-seed communicating runs learning
+              # throughout (2026-11-27); Q-learning's in `benchmarks/full_default.py --seeds 1` (2026-11-25, with the stop)
+    'PSRLContinuous': 'continuous_communicating:prms_3:SimpleGridContinuous',
+    'UCRL2Continuous': 'continuous_communicating:prms_2:SimpleGridContinuous',
     'QLearningContinuous': 'continuous_ergodic:prms_1:MiniGridRoomsContinuous',
-    'PSRLEpisodic': 'episodic_ergodic:prms_2:SimpleGridEpisodic',
+    'PSRLEpisodic': 'episodic_communicating:prms_3:SimpleGridEpisodic',
     'QLearningEpisodic': 'episodic_communicating:prms_3:SimpleGridEpisodic',
 }
 PARTS = ('plans', 'reported policy', 'reported evaluation', 'behaviour policy', 'behaviour evaluation')

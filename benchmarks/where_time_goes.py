@@ -80,22 +80,19 @@ def compiled_run(name, mdp, T, stop=False):
 def timed_parts(name, mdp, T, stop=False):
     "(wall seconds, {part: [seconds, calls]}, final cumulative regret, step of the optimality stop, rows changed by each new behaviour policy) of the Python-driven run with timed kernels."
     from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _log_columns
-    from colosseum_nb.agent.base import play, _mdp_arrays, RAW_WIDTH
+    from colosseum_nb.agent.base import play
     agent, clock, changes = make_agent(name, mdp, T), {p: [0.0, 0] for p in PARTS}, []
     fns = agent.numba_agent.fns
     agent.numba_agent = agent.numba_agent._replace(fns=fns._replace(
         before_start=timed(fns.before_start, clock, 'plans'), episode_end_update=timed(fns.episode_end_update, clock, 'plans'),
         policy=timed(fns.policy, clock, 'reported policy'), behaviour=tracked(timed(fns.behaviour, clock, 'behaviour policy'), changes)))
-    loop = MDPLoop(mdp, agent, seed=0)
-    kernels, rws, shape, (o, w, rd) = loop._workspace()
-    kernels = kernels._replace(policy=timed(kernels.policy, clock, 'reported evaluation'),
-                               behaviour=timed(kernels.behaviour, clock, 'behaviour evaluation'))
-    raw = np.zeros(((T - 1) // 100 + 1, RAW_WIDTH))
-    opt_tol = loop._plan(T, 100, np.inf, stop)['opt_tol']   # MDPLoop.run's optimality tolerance for this MDP and rule (negative: never stop)
+    p = MDPLoop(mdp, agent, seed=0)._plan(T, 100, np.inf, stop)   # what `MDPLoop.run` prepares: workspace, log rows, optimality tolerance
+    kernels = p['regret']._replace(policy=timed(p['regret'].policy, clock, 'reported evaluation'),
+                                   behaviour=timed(p['regret'].behaviour, clock, 'behaviour evaluation'))
     t = time.perf_counter()
-    n, out, _ = play(agent, _mdp_arrays(mdp), T, raw, shape, seed=loop.seed, log_every=100, regret=kernels, rws=rws, opt_tol=opt_tol, use_numba=False)
+    n, out, _ = play(agent, p['m'], T, p['raw'], p['pi_shape'], seed=p['seed'], log_every=100, regret=kernels, rws=p['rws'], opt_tol=p['opt_tol'], use_numba=False)
     wall = time.perf_counter() - t
-    return wall, clock, _log_columns(raw[:n], o, w, rd)['cumulative_regret'][-1], int(out[1]), np.array(changes)
+    return wall, clock, _log_columns(p['raw'][:n], *p['baselines'])['cumulative_regret'][-1], int(out[1]), np.array(changes)
 
 def main(agents, T, mdps, stop=False):
     print(f"{T:,} steps, log every 100, {'optimality stop' if stop else 'learning throughout'}, seed 0, compilation excluded; load average {os.getloadavg()[0]:.1f} "

@@ -186,7 +186,7 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #74a0a07e
+# %% ../../nbs/05v_agent.lockstep.ipynb #953bfea4
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
@@ -219,13 +219,14 @@ def uniforms(self:LockstepEngine, idx, k:int)->np.ndarray:
 def policies(self:LockstepEngine, idx, # the runs
              name:str='current_optimal_stochastic_policy' # or 'behaviour_policy'
             )->list:
-    "Each run's policy `name` on its noise-free table, float64 `(S, A)` or `(H, S, A)` (stale runs computed in one batched call)."
+    "Each run's policy `name` on its noise-free table, float64 `(S, A)` or `(H, S, A)` (stale runs of tables of one size computed in one batched call)."
     if name not in ('current_optimal_stochastic_policy', 'behaviour_policy'): raise ValueError(f"name={name!r}: not a policy")
     idx = np.asarray(idx, np.int64)
-    stale = [i for i in idx if self._cache[i][0] != self.version[i]]
-    if stale:
-        out = self._outputs(np.array(stale)).detach().cpu().double().numpy()   # (M, rows, A)
-        for r, i in enumerate(stale):
+    stale = np.array([i for i in idx if self._cache[i][0] != self.version[i]], np.int64)
+    for rows in np.unique(self.rows[stale]):   # no run's table is padded to a longer one
+        group = stale[self.rows[stale] == rows]
+        out = self._outputs(group).detach().cpu().double().numpy()   # (M, rows, A)
+        for r, i in enumerate(group):
             o = out[r, :self.rows[i], :self.n_actions[i]].reshape(tuple(self.table_prefix[i]) + (int(self.n_actions[i]),))
             self._cache[i] = (self.version[i], o)
     pick = self._policy_from if name == 'current_optimal_stochastic_policy' else self._behaviour_from

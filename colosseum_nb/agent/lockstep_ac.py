@@ -185,7 +185,7 @@ LockstepActorCritic.act, LockstepActorCritic.learn, LockstepActorCritic._loss, L
 LockstepActorCritic._clip = lambda self, active: None   # the feed-forward class does not clip its gradients
 LockstepActorCritic._policy_from = lambda self, out: out / out.sum(-1, keepdims=True)   # `policy_kind = 'probs'`
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #30e1a506
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #65c07bc1
 class LockstepActorCriticRNN(LockstepActorCritic):
     "N runs of `ActorCriticRNNEpisodic` or `ActorCriticRNNContinuous` in lockstep, each with its own LSTM memory."
     family, recurrent = ActorCriticRNN, True
@@ -202,17 +202,28 @@ class LockstepActorCriticRNN(LockstepActorCritic):
         self.rollout_state = tuple(s.index_fill(0, ti, 0.0) for s in self.rollout_state)
         for s in self.state: s[ti] = 0.0
 
-    def _step(self, P, idx, x, state):
-        "One step of runs `idx` (parameters `P`) on inputs `(M, B, D)` from states `(h, c)` `(M, B, width)`: logits, values, new state."
+    def _gates_in(self, P, x):
+        "Torso embeddings `(M, B, width)` of inputs `(M, B, D)`, and the input part of the LSTM's gates, $e W_{ih} + b_{ih} + b_{hh}$ `(M, B, 4 width)`."
         e = stacked_forward(P[:self.n_torso], x, activate_final=True)
-        W_ih, W_hh, b_ih, b_hh = P[self.n_torso:self.n_torso + 4]
-        i, f, g, o = (torch.baddbmm(b_ih, e, W_ih) + torch.baddbmm(b_hh, state[0], W_hh)).chunk(4, -1)
-        c = torch.sigmoid(f) * state[1] + torch.sigmoid(i) * torch.tanh(g)
-        h = torch.sigmoid(o) * torch.tanh(c)
+        W_ih, _, b_ih, b_hh = P[self.n_torso:self.n_torso + 4]
+        return e, torch.baddbmm(b_ih + b_hh, e, W_ih)
+
+    def _cell(self, P, xg, state=None):
+        "The LSTM cell on input gates `xg` `(M, B, 4 width)` from states `(h, c)` (`None`: a fresh memory, zeros): the new `(h, c)`."
+        g = xg if state is None else torch.baddbmm(xg, state[0], P[self.n_torso + 1])
+        w, s = self.width, torch.sigmoid(g)   # one call for the gates i, f, o (g's quarter is unused)
+        c = s[..., :w] * torch.tanh(g[..., 2 * w:3 * w])
+        if state is not None: c = c + s[..., w:2 * w] * state[1]
+        return s[..., 3 * w:] * torch.tanh(c), c
+
+    def _step(self, P, idx, x, state=None):
+        "One step of runs `idx` (parameters `P`) on inputs `(M, B, D)` from states `(h, c)` `(M, B, width)` (`None`: fresh): logits, values, new state."
+        e, xg = self._gates_in(P, x)
+        h, c = self._cell(P, xg, state)
         logits, v = self._heads(P[-4:], idx, e + torch.relu(h))
         return logits, v, (h, c)
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #11917fb7
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #5c4d94c6
 def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
     "Actions of runs `idx` from their softmax policies, carrying their memories (reset where `first`)."
     idx, first = np.asarray(idx, np.int64), np.asarray(first, bool)
@@ -225,14 +236,14 @@ def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
 def _rnn_loss(self:LockstepActorCriticRNN, b:dict):
     "The summed losses of the drained runs `b['idx']`, each unrolled from its rollout state (the other runs are not computed); their rollout states move to the state before their last observation."
     idx = b['idx']; ti, P = torch.as_tensor(idx, device=self.device), self._params(idx)
-    state, out, hs, cs = (self.rollout_state[0][ti], self.rollout_state[1][ti]), [], [], []
+    e, xg = self._gates_in(P, b['obs'])   # the torso and the gates' input part of every step at once: only the cell is sequential
+    state, hs, cs = (self.rollout_state[0][ti], self.rollout_state[1][ti]), [], []
     for t in range(b['obs'].shape[1]):
-        lg, v, state = self._step(P, idx, b['obs'][:, t:t + 1], state)
-        out.append((lg[:, 0], v[:, 0])); hs.append(state[0]); cs.append(state[1])
-    logits, v = torch.stack([o[0] for o in out], 1), torch.stack([o[1] for o in out], 1)
-    k = (b['T'] - 1).clamp(min=0).clamp(max=len(hs) - 1)
-    pick = lambda ss: torch.stack(ss)[k, torch.arange(len(idx), device=self.device)].detach()
-    self.rollout_state = tuple(s.index_copy(0, ti, x) for s, x in zip(self.rollout_state, (pick(hs), pick(cs))))
+        state = self._cell(P, xg[:, t:t + 1], state); hs.append(state[0]); cs.append(state[1])
+    hs, cs = torch.cat(hs, 1), torch.cat(cs, 1)   # (M, L, width)
+    logits, v = self._heads(P[-4:], idx, e + torch.relu(hs))
+    k, rows = (b['T'] - 1).clamp(min=0).clamp(max=hs.shape[1] - 1), torch.arange(len(idx), device=self.device)
+    self.rollout_state = tuple(s.index_copy(0, ti, x[rows, k][:, None].detach()) for s, x in zip(self.rollout_state, (hs, cs)))
     return _ac_terms(self, b, logits, v, self.entropy_cost)
 
 def _rnn_clip(self:LockstepActorCriticRNN, active):
@@ -244,8 +255,7 @@ def _rnn_clip(self:LockstepActorCriticRNN, active):
 def _rnn_outputs(self:LockstepActorCriticRNN, idx):
     "Action probabilities `(M, rows, A)` of runs `idx` on their tables, every row from a fresh memory."
     idx = np.asarray(idx, np.int64); x = self.tables(idx)
-    zero = torch.zeros(x.shape[0], x.shape[1], self.width, device=self.device)
-    with torch.no_grad(): logits, _, _ = self._step(self._params(idx), idx, x, (zero, zero))
+    with torch.no_grad(): logits, _, _ = self._step(self._params(idx), idx, x)
     return torch.softmax(logits.double(), -1)
 
 LockstepActorCriticRNN.act, LockstepActorCriticRNN._loss, LockstepActorCriticRNN._clip, LockstepActorCriticRNN._outputs = _rnn_act, _rnn_loss, _rnn_clip, _rnn_outputs

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #5235dbb1
+# %% ../nbs/11_manager.ipynb #22fddf88
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -25,7 +25,8 @@ from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMN
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
 from .agent.base import Choice
-from .config import result_settings, use_settings
+from .config import result_settings, use_settings, get_device
+from .experiment.lockstep import LockstepLoop, lockstep_engine_class, engine_state, set_engine_state
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
 # %% ../nbs/11_manager.ipynb #dff2c3e1
@@ -246,7 +247,7 @@ def _process_fit(task):
         logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
-# %% ../nbs/11_manager.ipynb #79877e67
+# %% ../nbs/11_manager.ipynb #5cdaca93
 class ExperimentManager:
     "Train `n_fit` seeded copies of an agent on a tabular MDP, evaluate them, gather their indicators, tune, save and load (rlberry's workflow)."
     def __init__(self, agent_class, # an agent class of the agent protocol (`colosseum_nb.agent.base.BaseAgent`)
@@ -259,22 +260,24 @@ class ExperimentManager:
                  agent_name:str=None, # default: the class name
                  n_fit:int=4, # number of agents (fits)
                  output_dir=None, # root folder of the saved data (default `colosseum_nb_data/temp`)
-                 parallelization:str='thread', # 'thread' or 'process'
+                 parallelization:str='thread', # 'thread', 'process', or 'lockstep' (a deep agent's fits as one batched computation)
                  max_workers:int=None, # threads/processes of a `fit` (default: CPUs for processes, CPUs x 5 for threads, as rlberry)
                  mp_context:str=None, # start method of processes (default: 'fork' where available, else 'spawn')
                  seed=None, # int, `numpy.random.SeedSequence` or `None` (random entropy, kept so the manager can be re-run)
                  outdir_id_style:str='timestamp', # None, 'unique' or 'timestamp': the manager's subfolder of `output_dir/manager_data`
-                 init_kwargs_per_instance:list=None # `n_fit` dicts updating `init_kwargs` per fit
+                 init_kwargs_per_instance:list=None, # `n_fit` dicts updating `init_kwargs` per fit
+                 device:str=None # where lockstep fits compute: 'cpu' or 'cuda' (default `config.get_device()`)
                 ):
         self.agent_class = check_agent_class(agent_class)
         self.agent_name = agent_name or agent_class.__name__
         self.n_fit = _positive_int('n_fit', n_fit)
         self._set_envs(train_env, eval_env)
         self._set_kwargs(init_kwargs, fit_kwargs, eval_kwargs, fit_budget, init_kwargs_per_instance)
-        self._set_parallel(parallelization, max_workers, mp_context); self._check_spawnable()
+        self._set_parallel(parallelization, max_workers, mp_context, device); self._check_spawnable()
         self.seed_sequence = _as_seed_sequence(seed)
         self._set_output_dir(output_dir, outdir_id_style)
         self._agents, self._logs, self.fit_times, self.n_fit_calls, self._eval_calls = [None] * self.n_fit, [None] * self.n_fit, [], 0, 0
+        self._engine = None   # the lockstep engine of the fits ('lockstep'), built by the first fit
         self._check_agent_builds()
 
     def __repr__(self): return f"ExperimentManager({self.agent_name}, {self.train_env[0].__name__}, n_fit={self.n_fit}, fits done={self.n_fit_calls})"
@@ -321,15 +324,17 @@ def _eval_kwargs(self:ExperimentManager, kw):
     _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
     return out
 
-# %% ../nbs/11_manager.ipynb #e05401d4
+# %% ../nbs/11_manager.ipynb #d0c5c86e
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
 
 @patch
-def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_context):
-    if parallelization not in ('thread', 'process'): raise ValueError(f"parallelization={parallelization!r}: must be 'thread' or 'process'")
+def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_context, device=None):
+    if parallelization not in ('thread', 'process', 'lockstep'): raise ValueError(f"parallelization={parallelization!r}: must be 'thread', 'process' or 'lockstep'")
     self.parallelization = parallelization
+    self.device = get_device() if device is None else device
+    if not isinstance(self.device, str) or not (self.device == 'cpu' or self.device.startswith('cuda')): raise ValueError(f"device={device!r}: 'cpu' or 'cuda'")
     self.max_workers = _positive_int('max_workers', max_workers, none_ok=True)
     ctx = mp_context or default_mp_context()
     if ctx not in mp.get_all_start_methods(): raise ValueError(f"mp_context={mp_context!r}: must be one of {mp.get_all_start_methods()}")
@@ -359,9 +364,17 @@ def _set_output_dir(self:ExperimentManager, output_dir, style):
 
 @patch
 def _check_agent_builds(self:ExperimentManager):
-    "Build agent 0 once, so bad hyperparameters are reported now rather than inside a worker."
+    "Build agent 0 once, so bad hyperparameters are reported now rather than inside a worker; lockstep fits need an engine and one configuration."
     try: self._new_agent(0, self.fit_budget or 1)
     except Exception as e: raise ValueError(f"{self.agent_class.__name__} does not build with init_kwargs={self._kwargs_of(0)}: {type(e).__name__}: {e}") from None
+    if self.parallelization != 'lockstep': return
+    if lockstep_engine_class(self.agent_class) is None:
+        raise ValueError(f"parallelization='lockstep': {self.agent_class.__name__} has no lockstep engine (Colosseum's deep agents DQN, BootDQN, ActorCritic "
+                         "and ActorCriticRNN have one); use parallelization='thread' or 'process'")
+    if any(d != self.init_kwargs_per_instance[0] for d in self.init_kwargs_per_instance):
+        raise ValueError("parallelization='lockstep': the fits of a batch share one configuration, but init_kwargs_per_instance differ; use 'thread' or 'process'")
+    from colosseum_nb.agent.lockstep import check_device
+    check_device(self.device)   # a GPU that torch does not see is refused now
 
 @patch
 def _kwargs_of(self:ExperimentManager, k:int)->dict: return {**self.init_kwargs, **self.init_kwargs_per_instance[k]}
@@ -400,7 +413,7 @@ def _process_task(self:ExperimentManager, k, budget, log_every, max_time, seed):
     build = (_child_seed(self.seed_sequence, k), budget, self._kwargs_of(k))
     return (self.agent_class, self.train_env, snap, build, budget, log_every, max_time, seed, self.unique_id, result_settings())
 
-# %% ../nbs/11_manager.ipynb #996dab52
+# %% ../nbs/11_manager.ipynb #c7cc7aa2
 @patch
 def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
     "Run one fit call of every agent; the loop logs of each, in fit order."
@@ -408,7 +421,8 @@ def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
     seeds = [_child_seed(self.seed_sequence, k, j) for k in range(self.n_fit)]
     mdp_baselines(self._mdp)  # computed once here, before threads share the MDP
     bar = tqdm(total=self.n_fit, desc=f'{self.agent_name} fit', disable=not progress)
-    if self.parallelization == 'thread':
+    if self.parallelization == 'lockstep': out = self._lockstep_fits(budget, log_every, max_time, seeds); bar.update(self.n_fit)
+    elif self.parallelization == 'thread':
         with ThreadPoolExecutor(self._workers()) as ex:
             futs = {ex.submit(self._thread_task, k, budget, log_every, max_time, seeds[k]): k for k in range(self.n_fit)}
             for f in as_completed(futs): out[futs[f]] = f.result(); bar.update()
@@ -425,6 +439,22 @@ def _run_fits(self:ExperimentManager, budget, log_every, max_time, progress):
         finally: _FORKED_MDPS.pop(self.unique_id, None)
     bar.close()
     return out
+
+@patch
+def _new_engine(self:ExperimentManager, horizon:int):
+    "The lockstep engine of the `n_fit` fits: fit `k`'s seed, the MDP's specification, agent 0 as the prototype of the shared configuration."
+    n, spec = self.n_fit, make_mdp_spec(self._mdp, self.agent_class)
+    return lockstep_engine_class(self.agent_class)(self.agent_class, [_child_seed(self.seed_sequence, k) for k in range(n)], [spec] * n, horizon,
+                                                   device=self.device, proto=self._new_agent(0, horizon))
+
+@patch
+def _lockstep_fits(self:ExperimentManager, budget, log_every, max_time, seeds):
+    "One fit call of every agent as one lockstep batch (the engine is built by the first call and goes on learning); the loop logs of each."
+    if self._engine is None: self._engine = self._new_engine(budget)
+    loop = LockstepLoop([self._mdp] * self.n_fit, self._engine, seeds=seeds)
+    loop.run(budget, log_every, max_time)
+    self._agents = [self._engine.run(k) for k in range(self.n_fit)]
+    return [l.logs for l in loop.loops]
 
 # %% ../nbs/11_manager.ipynb #47be3a68
 @patch
@@ -544,7 +574,7 @@ def _load(path, kind:str):
     try: return _RestrictedUnpickler(io.BytesIO(base64.b64decode(body.strip(), validate=True))).load()
     except Exception as e: raise ManagerFileError(f"{path}: refused ({type(e).__name__}: {e})") from None
 
-# %% ../nbs/11_manager.ipynb #7399dbaf
+# %% ../nbs/11_manager.ipynb #2518a141
 def _plain_dist(v):
     "A reward distribution as the `(name, args)` pair that MDPs accept; anything else unchanged."
     if isinstance(v, RewardDist): return (v.kind, (v.a,) if v.is_deterministic else (v.a, v.b))
@@ -560,7 +590,7 @@ def _state(self:ExperimentManager)->dict:
                 eval_kwargs=_encode(self.eval_kwargs), fit_budget=self.fit_budget, n_fit=self.n_fit, parallelization=self.parallelization,
                 max_workers=self.max_workers, mp_context=self.mp_context, entropy=_encode(ss.entropy), spawn_key=list(ss.spawn_key),
                 outdir_id_style=self.outdir_id_style, per_instance=_encode(self.init_kwargs_per_instance), n_fit_calls=self.n_fit_calls,
-                eval_calls=self._eval_calls, fit_times=list(self.fit_times), written=sorted(getattr(self, '_written', set())),
+                eval_calls=self._eval_calls, fit_times=list(self.fit_times), written=sorted(getattr(self, '_written', set())), device=self.device,
                 logs=[None if l is None else {c: _encode(l[c].to_numpy()) for c in l.columns} for l in self._logs])
 
 @patch
@@ -571,7 +601,7 @@ def _check_savable(self:ExperimentManager):
                                  ('MDP', self.eval_env[0].__name__, mdp_class_from_name, self.eval_env[0])):
         if get(name) is not cls: raise ValueError(f"save: the {what} class {name} is not the registered class of that name; use register_{what.lower()}_class")
 
-# %% ../nbs/11_manager.ipynb #5997c433
+# %% ../nbs/11_manager.ipynb #419d2d24
 @patch
 def _claim_folder(self:ExperimentManager):
     "Refuse to write where another manager (or anything unreadable) saved its object."
@@ -588,14 +618,18 @@ def save(self:ExperimentManager)->Path:
     except ValueError as e: raise ValueError(str(e)) from None
     self._claim_folder()
     written = getattr(self, '_written', set())
-    for k, a in enumerate(self._agents):
+    if self._engine is not None:   # lockstep fits: the engine's learning state, every fit at once
+        rel = 'agent_handlers/engine.pickle'; written.add(rel)
+        _dump(self.output_dir / rel, 'engine', dict(cls=self.agent_class.__name__, n_fit=self.n_fit, horizon=int(self._engine.optimization_horizon),
+                                                    state=_encode(engine_state(self._engine), 'engine')))
+    for k, a in enumerate(self._agents if self._engine is None else []):
         if a is None: continue
         rel = f'agent_handlers/idx_{k}.pickle'; _dump(self.output_dir / rel, 'agent', agent_snapshot(a, self._kwargs_of(k))); written.add(rel)
     atomic_write(self.output_dir / 'writer_data.csv', self.get_writer_data().to_csv(index=False)); written.add('writer_data.csv')
     written.add('manager_obj.pickle'); self._written = written
     return _dump(self.output_dir / 'manager_obj.pickle', 'manager', self._state())
 
-# %% ../nbs/11_manager.ipynb #e6c76599
+# %% ../nbs/11_manager.ipynb #74051b5f
 def _env_from(state, name):
     cls_name, kw = state
     return (mdp_class_from_name(cls_name), _decode(kw))
@@ -620,13 +654,14 @@ def _from_state(cls:ExperimentManager, st:dict, folder:Path):
     self.agent_class, self.agent_name, self.n_fit = check_agent_class(agent_class_from_name(st['agent_class'])), st['agent_name'], _positive_int('n_fit', st['n_fit'])
     self._set_envs(_env_from(st['train_env'], 'train_env'), _env_from(st['eval_env'], 'eval_env'))
     self._set_kwargs(_decode(st['init_kwargs']), _decode(st['fit_kwargs']), _decode(st['eval_kwargs']), st['fit_budget'], _decode(st['per_instance']))
-    self._set_parallel(st['parallelization'], st['max_workers'], st['mp_context'])
+    self._set_parallel(st['parallelization'], st['max_workers'], st['mp_context'], st.get('device'))   # a file older than lockstep fits: the default device
     self.seed_sequence = np.random.SeedSequence(_decode(st['entropy']), spawn_key=tuple(st['spawn_key']))
     self.unique_id, self.outdir_id_style, self.output_dir = st['unique_id'], st['outdir_id_style'], Path(folder)
     self.n_fit_calls, self._eval_calls, self.fit_times, self._written = int(st['n_fit_calls']), int(st['eval_calls']), list(st['fit_times']), set(st['written'])
     self._logs = [None if l is None else pd.DataFrame({c: _decode(v) for c, v in l.items()}).reindex(columns=list(LOG_COLUMNS)) for l in st['logs']]   # a snapshot older than the behaviour indicators: NaN
     if len(self._logs) != self.n_fit: raise ValueError(f"{len(self._logs)} logs for n_fit={self.n_fit}")
-    self._agents = [self._load_handler(k) for k in range(self.n_fit)]
+    self._engine = None
+    self._agents = self._load_engine() if self.parallelization == 'lockstep' else [self._load_handler(k) for k in range(self.n_fit)]
     return self
 
 @patch
@@ -637,6 +672,18 @@ def _load_handler(self:ExperimentManager, k:int):
     snap = _load(f, 'agent')
     if snap.get('cls') != self.agent_class.__name__: raise ManagerFileError(f"{f}: holds a {snap.get('cls')!r}, not a {self.agent_class.__name__}")
     return agent_from_snapshot(snap, self.agent_class, self._mdp)
+
+@patch
+def _load_engine(self:ExperimentManager)->list:
+    "The lockstep fits' runs, from the engine's handler file (`None`s if there is none)."
+    f = self.output_dir / 'agent_handlers/engine.pickle'
+    if self.n_fit_calls == 0 or not f.exists(): return [None] * self.n_fit
+    snap = _load(f, 'engine')
+    if (snap.get('cls'), snap.get('n_fit')) != (self.agent_class.__name__, self.n_fit):
+        raise ManagerFileError(f"{f}: holds {snap.get('n_fit')} runs of {snap.get('cls')!r}, not {self.n_fit} of {self.agent_class.__name__}")
+    try: self._engine = set_engine_state(self._new_engine(int(snap['horizon'])), _decode(snap['state']))
+    except ValueError as e: raise ManagerFileError(f"{f}: {e}") from None
+    return [self._engine.run(k) for k in range(self.n_fit)]
 
 # %% ../nbs/11_manager.ipynb #21db0e0a
 @patch
@@ -673,7 +720,7 @@ def generate_profile(self:ExperimentManager, budget:int=None, # steps of the pro
     pstats.Stats(prof).sort_stats('cumulative').print_stats(20)
     return fname
 
-# %% ../nbs/11_manager.ipynb #4873b86d
+# %% ../nbs/11_manager.ipynb #9b357251
 def _grid(space:dict, n_points:int)->list:
     "Every configuration of a regular grid with `n_points` per dimension (range ends included)."
     def axis(v):
@@ -698,7 +745,7 @@ def _trial_score(self:ExperimentManager, params:dict, n_fit:int, custom_eval_fun
     "The score to minimise of one configuration (a temporary manager, nothing written)."
     m = ExperimentManager(self.agent_class, self.train_env, self.fit_budget, self.eval_env, params, dict(self.fit_kwargs), self.eval_kwargs,
                           self.agent_name, n_fit, None, self.parallelization, self.max_workers, self.mp_context,
-                          self.seed_sequence, None)
+                          self.seed_sequence, None, device=self.device)
     chunks = self._chunks
     for i, b in enumerate(chunks):
         m.fit(b)

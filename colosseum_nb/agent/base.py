@@ -491,7 +491,7 @@ def compiled_loop(fns, # the agent's kernels (a `NumbaAgentFns`)
     if names.get('behaviour') is None: names['behaviour'] = _no_behaviour   # a `NumbaAgentFns` without it, or a tuple of the six fields before it
     return kernel_loop('loop', _LOOP_TEMPLATE, names)
 
-# %% ../../nbs/05_agent.base.ipynb #ad8e5270
+# %% ../../nbs/05_agent.base.ipynb #45ee0bc9
 def _agent_policy(agent, shape, name='current_optimal_stochastic_policy'):
     "The agent's policy `name` as a float64 array of `shape` (an extra stage `H` is dropped; `None` stays `None`)."
     pi = getattr(agent, name)
@@ -505,7 +505,7 @@ def _state_index(s, h): return s
 
 def python_loop_steps(agent, m, T, log_every, max_time, seed, kernels, rws, pi_shape, raw, opt_tol, t_start, check_every, out, S_out, A_out, R_out, fallback, observe=None, clock=None):
     """`_LOOP_TEMPLATE` in Python as a generator: it yields what it needs from the agent -- `('act', ts, h)` (send back the action),
-    `('learn', ts, a, ts_next, h)` (send back `None`), `('policy', name)` (send back the policy `name`, shape `pi_shape`) -- and returns
+    `('learn', ts, a, ts_next, h)` (send back `None`), `('policy', name)` or, at an episodic episode's start, `('policy', name, s0)` (send back the policy `name`, shape `pi_shape`; with `s0`, only its rows reachable from `s0` are read) -- and returns
     the number of log rows. `_python_loop` drives it with one agent; a lockstep driver drives many at once. `clock()` gives the run's
     seconds (default `time.perf_counter`, with `t_start` its origin)."""
     regret_fn, bregret, bstep = kernels
@@ -532,7 +532,7 @@ def python_loop_steps(agent, m, T, log_every, max_time, seed, kernels, rws, pi_s
         if failed: fail(t)
         return rg, nr, er
     def read_behaviour(t, s0):
-        if bregret(rws, (yield ('policy', 'behaviour_policy')), True, s0): fail(t)
+        if bregret(rws, (yield ('policy', 'behaviour_policy', s0 if episodic else None)), True, s0): fail(t)   # episodic: only what `s0` reaches is read
     if fallback:
         pi = yield ('policy', 'current_optimal_stochastic_policy')
         if bregret(rws, pi, True, s0): fail(0)

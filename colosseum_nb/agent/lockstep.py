@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_mlp', 'stacked_forward', 'StackedAdam', 'LockstepEngine',
            'check_device', 'pad', 'tables', 'uniforms', 'policies', 'masked_greedy', 'sample_masked', 'LockstepRun',
-           'play_lockstep']
+           'reachable_rows', 'play_lockstep']
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #c1907bfa
 import time
@@ -128,7 +128,7 @@ class StackedAdam:
         if rows is not None:
             for k, i in enumerate(ps): self.params[i].data[rows] = P[k]; self.m[i][rows] = M[k]; self.v[i][rows] = V[k]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #d9c3eca1
+# %% ../../nbs/05v_agent.lockstep.ipynb #6b6abf7b
 class LockstepEngine:
     "N runs of one deep agent class as one batched computation; subclasses (one per agent family) implement `_build`, `_act`, `_learn`, `_outputs`."
     family = None   # the single-run base class this engine runs (e.g. `DQN`)
@@ -160,7 +160,7 @@ class LockstepEngine:
         self._tables(protos)
         self.keys = np.array([run_key(s) for s in seeds], np.uint64); self.counters = np.zeros(self.N, np.int64)
         self.invalid = (torch.arange(self.A)[None, :] >= torch.from_numpy(self.n_actions)[:, None]).to(self.device)   # (N, A) padded actions
-        self.version, self._cache = np.zeros(self.N, np.int64), [(-1, None)] * self.N
+        self.version, self._cache = np.zeros(self.N, np.int64), [(-1, None, None)] * self.N   # per run: (version, outputs, rows key or None: the whole table)
         self._build()
 
     def _build(self): raise NotImplementedError
@@ -186,7 +186,7 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #953bfea4
+# %% ../../nbs/05v_agent.lockstep.ipynb #7d01cf25
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
@@ -217,22 +217,42 @@ def uniforms(self:LockstepEngine, idx, k:int)->np.ndarray:
     return counter_uniforms(self.keys, self.counters, idx, k)
 
 def policies(self:LockstepEngine, idx, # the runs
-             name:str='current_optimal_stochastic_policy' # or 'behaviour_policy'
+             name:str='current_optimal_stochastic_policy', # or 'behaviour_policy'
+             rows:list=None # per run, `None` (the whole table) or the rows of its table that matter (e.g. `reachable_rows`): the others get a uniform policy
             )->list:
     "Each run's policy `name` on its noise-free table, float64 `(S, A)` or `(H, S, A)` (stale runs of tables of one size computed in one batched call)."
     if name not in ('current_optimal_stochastic_policy', 'behaviour_policy'): raise ValueError(f"name={name!r}: not a policy")
     idx = np.asarray(idx, np.int64)
-    stale = np.array([i for i in idx if self._cache[i][0] != self.version[i]], np.int64)
-    for rows in np.unique(self.rows[stale]):   # no run's table is padded to a longer one
-        group = stale[self.rows[stale] == rows]
+    rows = [None] * len(idx) if rows is None else [None if r is None else np.asarray(r, np.int64) for r in rows]
+    if len(rows) != len(idx): raise ValueError(f"rows: {len(rows)} given for {len(idx)} runs")
+    keys = [None if r is None else r.tobytes() for r in rows]
+    cached = lambda i, k: self._cache[i][0] == self.version[i] and self._cache[i][2] in (None, k)   # the whole table serves any rows
+    stale = np.array([i for i, k in zip(idx, keys) if k is None and not cached(i, None)], np.int64)
+    for n in np.unique(self.rows[stale]):   # no run's table is padded to a longer one
+        group = stale[self.rows[stale] == n]
         out = self._outputs(group).detach().cpu().double().numpy()   # (M, rows, A)
-        for r, i in enumerate(group):
-            o = out[r, :self.rows[i], :self.n_actions[i]].reshape(tuple(self.table_prefix[i]) + (int(self.n_actions[i]),))
-            self._cache[i] = (self.version[i], o)
+        for r, i in enumerate(group): self._cache[i] = (self.version[i], self._shaped(i, out[r, :self.rows[i]]), None)
+    part = [(i, r, k) for i, r, k in zip(idx, rows, keys) if k is not None and not cached(i, k)]
+    if part: self._partial_outputs(part)
     pick = self._policy_from if name == 'current_optimal_stochastic_policy' else self._behaviour_from
     return [pick(self._cache[i][1]) for i in idx]
 
-for f in (_tables, tables, pad, uniforms, policies): setattr(LockstepEngine, f.__name__, f)
+def _shaped(self:LockstepEngine, i:int, out:np.ndarray)->np.ndarray:
+    "Run `i`'s outputs `(rows, A)` on its table, its actions only, shaped as its policy."
+    return out[:, :self.n_actions[i]].reshape(tuple(self.table_prefix[i]) + (int(self.n_actions[i]),))
+
+def _partial_outputs(self:LockstepEngine, part:list # `(run, rows, key)` of the runs to compute
+                    ):
+    "Cache each run's outputs on its `rows` (one batched call, padded to the longest), 1 on its other rows (a uniform policy, never read)."
+    L = max(len(r) for _, r, _ in part)
+    x = torch.zeros(len(part), L, self.D, device=self.device)
+    for j, (i, r, _) in enumerate(part): x[j, :len(r)] = self.table[int(i), torch.as_tensor(r, device=self.device)]
+    out = self._outputs(np.array([i for i, _, _ in part], np.int64), x).detach().cpu().double().numpy()
+    for j, (i, r, k) in enumerate(part):
+        o = np.ones((int(self.rows[i]), out.shape[2])); o[r] = out[j, :len(r)]
+        self._cache[i] = (self.version[i], self._shaped(i, o), k)
+
+for f in (_tables, tables, pad, uniforms, policies, _shaped, _partial_outputs): setattr(LockstepEngine, f.__name__, f)
 LockstepEngine._policy_from = lambda self, out: greedy_policy(out)
 LockstepEngine._behaviour_from = lambda self, out: self._policy_from(out)
 
@@ -282,7 +302,35 @@ class LockstepRun:
 LockstepEngine.run = lambda self, i: LockstepRun(self, i)
 LockstepEngine.start = lambda self, idx: None   # called before a run's first action (recurrent agents reset their state)
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #f3bfc4f5
+# %% ../../nbs/05v_agent.lockstep.ipynb #22475ce4
+def reachable_rows(ptr:np.ndarray, nxt:np.ndarray, prob:np.ndarray, # the MDP's sparse transitions (`mdp.sparse`)
+                   S:int, A:int, H:int, # states, actions, horizon
+                   s0:int # the episode's start state
+                  )->np.ndarray:
+    "Sorted rows `h * S + s` of the states `s` that an episode started in `s0` can occupy at stage `h < H`, whatever the policy."
+    for name, v in (('S', S), ('A', A), ('H', H)): check_int(name, v, 1)
+    if len(ptr) != S * A + 1: raise ValueError(f"ptr: {len(ptr)} entries for S={S}, A={A} (expected S * A + 1)")
+    if not 0 <= s0 < S: raise ValueError(f"s0={s0}: not a state of [0, {S})")
+    out, cur = [], np.array([s0], np.int64)
+    for h in range(H):
+        out.append(h * S + cur)
+        if h == H - 1: break
+        k = (cur[:, None] * A + np.arange(A)).ravel()
+        lens = ptr[k + 1] - ptr[k]
+        pos = np.repeat(ptr[k] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())   # every transition of every (s, a)
+        cur = np.unique(nxt[pos][prob[pos] > 0]).astype(np.int64)
+    return np.concatenate(out)
+
+class _StartRows:
+    "A run's `reachable_rows` per start state, computed once each (the loop arguments `m` of an episodic run, its table's `(H, S)`)."
+    def __init__(self, m, prefix):
+        self.ptr, self.nxt, self.prob, self.H = m[0], m[1], m[2], int(m[9])
+        self.S = int(prefix[1]); self.A = (len(self.ptr) - 1) // self.S; self._rows = {}
+    def __call__(self, s0:int)->np.ndarray:
+        if s0 not in self._rows: self._rows[s0] = reachable_rows(self.ptr, self.nxt, self.prob, self.S, self.A, self.H, int(s0))
+        return self._rows[s0]
+
+# %% ../../nbs/05v_agent.lockstep.ipynb #fe9861ce
 def play_lockstep(engine:LockstepEngine, # the runs' agents
                   loops:list, # per run, the keyword arguments of `python_loop_steps` (without `agent`, `t_start`, `clock`)
                   seed:int=None # seed of numba's stream for the batch (default: the first run's `seed`)
@@ -292,6 +340,7 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
     if N != engine.N: raise ValueError(f"loops: {N} given for an engine of {engine.N} runs")
     t0 = time.perf_counter()
     clock = lambda: (time.perf_counter() - t0) / N   # a run's share of the batch's time
+    reach = [_StartRows(kw['m'], engine.table_prefix[i]) if kw['m'][9] > 0 else None for i, kw in enumerate(loops)]   # episodic runs: what a start reaches
     gens = [python_loop_steps(engine.run(i), t_start=0.0, clock=clock, **kw) for i, kw in enumerate(loops)]
     reqs = [next(g) for g in gens]
     seed_numba(int(loops[0].get('seed', 0) if seed is None else seed))
@@ -300,7 +349,7 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
         try: reqs[i] = gens[i].send(value)
         except StopIteration as e: rows[i] = e.value; reqs[i] = None
     while alive:
-        _answer_policies(engine, reqs, alive, answer)
+        _answer_policies(engine, reqs, alive, answer, reach)
         alive = [i for i in alive if reqs[i] is not None]
         learn = [i for i in alive if reqs[i][0] == 'learn']
         if learn:
@@ -315,15 +364,16 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
         alive = [i for i in alive if reqs[i] is not None]
     return rows
 
-def _answer_policies(engine, reqs, alive, answer):
-    "Answer the policy requests pending among `alive` (repeatedly: a run may read two in a row), one batched call per name."
+def _answer_policies(engine, reqs, alive, answer, reach):
+    "Answer the policy requests pending among `alive` (repeatedly: a run may read two in a row), one batched call per name; a read at an episode's start (`('policy', name, s0)`) computes only the rows `reach[i](s0)`."
     while True:
         pol = [i for i in alive if reqs[i] is not None and reqs[i][0] == 'policy']
         if not pol: return
         groups = {}
         for i in pol: groups.setdefault(reqs[i][1], []).append(i)   # grouped before any answer (an answered run may finish)
         for name, idx in groups.items():
-            for i, p in zip(idx, engine.policies(idx, name)): answer(i, p)
+            rows = [reach[i](reqs[i][2]) if len(reqs[i]) > 2 and reqs[i][2] is not None and reach[i] is not None else None for i in idx]
+            for i, p in zip(idx, engine.policies(idx, name, rows)): answer(i, p)
 
 def _learn_batch(engine, idx, reqs, acted=None):
     "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests (`acted`: the runs and padded observations of the last `act`, reused when they are these)."

@@ -136,7 +136,7 @@ class LockstepActorCritic(LockstepEngine):
         "Logits and values of runs `idx` (parameters `P`) on inputs `(M, B, D)`."
         return self._heads(P[-4:], idx, stacked_forward(P[:self.n_torso], x, activate_final=True))
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #0b3b5a88
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #7345a940
 def _probs(logits)->np.ndarray:
     "Float64 softmax rows of masked logits `(M, A)` (exactly 0 on padded actions)."
     return torch.softmax(logits.double(), -1).cpu().numpy()
@@ -162,10 +162,10 @@ def _ac_loss(self:LockstepActorCritic, b:dict):
     logits, v = self._net(self._params(b['idx']), b['idx'], b['obs'])
     return _ac_terms(self, b, logits, v)
 
-def _ac_outputs(self:LockstepActorCritic, idx):
-    "Action probabilities `(M, rows, A)` of runs `idx` on their tables (exactly 0 on padded actions)."
+def _ac_outputs(self:LockstepActorCritic, idx, x=None):
+    "Action probabilities `(M, rows, A)` of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), exactly 0 on padded actions."
     idx = np.asarray(idx, np.int64)
-    with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, self.tables(idx))
+    with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, self.tables(idx) if x is None else x)
     return torch.softmax(logits.double(), -1)
 
 def _ac_learn(self:LockstepActorCritic, idx, obs, a, r, obs_next, terminal):
@@ -185,7 +185,7 @@ LockstepActorCritic.act, LockstepActorCritic.learn, LockstepActorCritic._loss, L
 LockstepActorCritic._clip = lambda self, active: None   # the feed-forward class does not clip its gradients
 LockstepActorCritic._policy_from = lambda self, out: out / out.sum(-1, keepdims=True)   # `policy_kind = 'probs'`
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #65c07bc1
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #8331b650
 class LockstepActorCriticRNN(LockstepActorCritic):
     "N runs of `ActorCriticRNNEpisodic` or `ActorCriticRNNContinuous` in lockstep, each with its own LSTM memory."
     family, recurrent = ActorCriticRNN, True
@@ -211,10 +211,12 @@ class LockstepActorCriticRNN(LockstepActorCritic):
     def _cell(self, P, xg, state=None):
         "The LSTM cell on input gates `xg` `(M, B, 4 width)` from states `(h, c)` (`None`: a fresh memory, zeros): the new `(h, c)`."
         g = xg if state is None else torch.baddbmm(xg, state[0], P[self.n_torso + 1])
-        w, s = self.width, torch.sigmoid(g)   # one call for the gates i, f, o (g's quarter is unused)
-        c = s[..., :w] * torch.tanh(g[..., 2 * w:3 * w])
+        w = self.width
+        if getattr(self, '_gate_scale', None) is None: self._gate_scale = torch.tensor([1.0] * (2 * w) + [2.0] * w + [1.0] * w, device=self.device)
+        s = torch.sigmoid(g * self._gate_scale)   # one call for the four gates: tanh(x) = 2 sigmoid(2x) - 1 (torch's CPU tanh is 3-4 times dearer)
+        c = s[..., :w] * (2 * s[..., 2 * w:3 * w] - 1)
         if state is not None: c = c + s[..., w:2 * w] * state[1]
-        return s[..., 3 * w:] * torch.tanh(c), c
+        return s[..., 3 * w:] * (2 * torch.sigmoid(2 * c) - 1), c
 
     def _step(self, P, idx, x, state=None):
         "One step of runs `idx` (parameters `P`) on inputs `(M, B, D)` from states `(h, c)` `(M, B, width)` (`None`: fresh): logits, values, new state."
@@ -223,7 +225,7 @@ class LockstepActorCriticRNN(LockstepActorCritic):
         logits, v = self._heads(P[-4:], idx, e + torch.relu(h))
         return logits, v, (h, c)
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #5c4d94c6
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #37f9376a
 def _rnn_act(self:LockstepActorCriticRNN, idx, obs, first)->np.ndarray:
     "Actions of runs `idx` from their softmax policies, carrying their memories (reset where `first`)."
     idx, first = np.asarray(idx, np.int64), np.asarray(first, bool)
@@ -252,9 +254,9 @@ def _rnn_clip(self:LockstepActorCriticRNN, active):
     coef = (5.0 / (norm + 1e-6)).clamp(max=1.0)
     for p in self.params: p.grad.mul_(coef.view((-1,) + (1,) * (p.dim() - 1)))
 
-def _rnn_outputs(self:LockstepActorCriticRNN, idx):
-    "Action probabilities `(M, rows, A)` of runs `idx` on their tables, every row from a fresh memory."
-    idx = np.asarray(idx, np.int64); x = self.tables(idx)
+def _rnn_outputs(self:LockstepActorCriticRNN, idx, x=None):
+    "Action probabilities `(M, rows, A)` of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), every row from a fresh memory."
+    idx = np.asarray(idx, np.int64); x = self.tables(idx) if x is None else x
     with torch.no_grad(): logits, _, _ = self._step(self._params(idx), idx, x)
     return torch.softmax(logits.double(), -1)
 

@@ -76,7 +76,7 @@ class LockstepDQN(LockstepEngine):
         "The padded-action mask of runs `idx`."
         return self.invalid if _every(self, idx) else self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)]
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #fd2ab289
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #fbb3b5f8
 def _dqn_act(self:LockstepDQN, idx, obs, first)->np.ndarray:
     "ε-greedy actions of runs `idx` on their observations `(M, D)`."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 3)
@@ -94,9 +94,9 @@ def _dqn_loss(self:LockstepDQN, idx, b:dict, w):
         y = b['r'] + b['d'] * self.discount * qn
     return (w * 0.5 * ((qa - y) ** 2).mean(1)).sum()
 
-def _dqn_outputs(self:LockstepDQN, idx):
-    "Q-values of runs `idx` on their tables, `(M, rows, A)`."
-    with torch.no_grad(): return stacked_forward(self._params(self.online, idx), self.tables(idx))
+def _dqn_outputs(self:LockstepDQN, idx, x=None):
+    "Q-values of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), `(M, rows, A)`."
+    with torch.no_grad(): return stacked_forward(self._params(self.online, idx), self.tables(idx) if x is None else x)
 
 LockstepDQN.act, LockstepDQN._loss, LockstepDQN._outputs = _dqn_act, _dqn_loss, _dqn_outputs
 LockstepDQN._behaviour_from = lambda self, out: epsilon_greedy_policy(out, self.epsilon)
@@ -173,7 +173,7 @@ class LockstepBootDQN(LockstepDQN):
             with torch.no_grad(): prior = stacked_forward(self._params(self.prior, idx), xs).view(M, self.K, B, -1)
         return q + self.prior_scale * prior
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #ff9ae111
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #4ca8af49
 def _boot_act(self:LockstepBootDQN, idx, obs, first)->np.ndarray:
     "Greedy actions of the runs' active heads."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 1)[:, 0]
@@ -218,10 +218,10 @@ def _active_q(self:LockstepBootDQN, idx, x):
     with torch.no_grad():
         return stacked_forward([w[rows] for w in self.online], x) + self.prior_scale * stacked_forward([w[rows] for w in self.prior], x)
 
-def _boot_outputs(self:LockstepBootDQN, idx):
-    "The active head's values of runs `idx` on their tables, `(M, rows, A)`."
+def _boot_outputs(self:LockstepBootDQN, idx, x=None):
+    "The active head's values of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), `(M, rows, A)`."
     idx = np.asarray(idx, np.int64)
-    return self._active_q(idx, self.tables(idx))
+    return self._active_q(idx, self.tables(idx) if x is None else x)
 
 LockstepBootDQN.act, LockstepBootDQN._loss, LockstepBootDQN.learn, LockstepBootDQN._outputs = _boot_act, _boot_loss, _boot_learn, _boot_outputs
 LockstepBootDQN._active_q = _active_q

@@ -4,7 +4,10 @@ agent, learning throughout on real MDPs with the exact regret logged, on one cor
 MDPs: the instances of the quick test of the agent's setting (`continuous_quick_test` / `episodic_quick_test`, seven
 MDPs with the StateInfo emission map: DeepSea, FrozenLake, MiniGridEmpty, MiniGridRooms, RiverSwim, SimpleGrid, Taxi),
 run k on MDP k mod 7 with seed k: runs of different observation sizes and action counts share a batch (padded and
-masked).
+masked). `--benchmark NAME` takes another benchmark's MDPs instead (e.g. `continuous_communicating`, its 20 MDPs, run k
+on MDP k mod 20), to project a full non-tabular benchmark: with `--log-every 100` (Colosseum's benchmarks log every
+100 steps) and N=64 (the runner's default batch), the script prints the projected time of that benchmark's 400 runs of
+500,000 steps for the agent (20 MDPs x 20 seeds, in batches of N, on one core and on two).
 
 - single run (today's agent): the single-run class in `MDPLoop` on each of the seven MDPs in turn, learning throughout,
   regret logged every `--log-every` steps; steps/s = steps / wall seconds of `run`.
@@ -22,10 +25,10 @@ import numpy as np
 
 AGENTS = ('DQNContinuous', 'BootDQNContinuous', 'ActorCriticContinuous', 'ActorCriticRNNContinuous')
 
-def mdps_for(cls, n):
-    "n MDPs of the agent's quick test, run k on instance k mod 7 (seed k)."
+def mdps_for(cls, n, benchmark=None):
+    "n MDPs of the agent's quick test (or of `benchmark`), run k on instance k mod (number of MDPs), seed k."
     from colosseum_nb.benchmark.benchmark import benchmark_mdp_configs, MDP_CLASSES
-    cfgs = benchmark_mdp_configs('episodic_quick_test' if cls.is_episodic() else 'continuous_quick_test')
+    cfgs = benchmark_mdp_configs(benchmark or ('episodic_quick_test' if cls.is_episodic() else 'continuous_quick_test'))
     return [MDP_CLASSES[c.mdp_class](seed=k, emission_map='StateInfo', **c.kwargs) for k, c in ((k, cfgs[k % len(cfgs)]) for k in range(n))]
 
 def single(cls, T, log_every):
@@ -38,11 +41,11 @@ def single(cls, T, log_every):
         t = time.perf_counter(); loop.run(T, log_every, stop_when_optimal=False); secs += time.perf_counter() - t; steps += T
     return steps / secs
 
-def lockstep(cls, n, T, log_every, device):
+def lockstep(cls, n, T, log_every, device, benchmark=None):
     "Aggregate steps/s of n runs in lockstep, and the mean final normalised behaviour regret (a sanity figure)."
     from colosseum_nb.utils import make_mdp_spec
     from colosseum_nb.experiment.lockstep import LockstepLoop, lockstep_engine_class
-    mdps = mdps_for(cls, n)
+    mdps = mdps_for(cls, n, benchmark)
     engine = lockstep_engine_class(cls)(cls, list(range(n)), [make_mdp_spec(m) for m in mdps], T, device=device)
     loop = LockstepLoop(mdps, engine)
     t = time.perf_counter(); res = loop.run(T, log_every, stop_when_optimal=False); dt = time.perf_counter() - t
@@ -67,6 +70,7 @@ def main():
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--no-single', action='store_true', help="skip today's single-run agent")
+    ap.add_argument('--benchmark', help="the MDPs of this benchmark instead of the agent's quick test (and the projected time of its 400 runs)")
     a = ap.parse_args()
     from colosseum_nb.agent.non_tabular import import_torch
     from colosseum_nb.experiment.experiment_instances import agent_class_from_name
@@ -80,8 +84,12 @@ def main():
         base = None if a.no_single else single(cls, a.steps, a.log_every)
         if base is not None: print(f"{name:<26}{'single':>6}{base:>20,.0f}{1.0:>14.2f}", flush=True)
         for n in a.n:
-            sps, dt, reg = lockstep(cls, n, a.steps, a.log_every, a.device)
+            sps, dt, reg = lockstep(cls, n, a.steps, a.log_every, a.device, a.benchmark)
             print(f"{name:<26}{n:>6}{sps:>20,.0f}{(sps / base if base else float('nan')):>14.2f}{dt:>10.1f}{reg:>30.3f}", flush=True)
+            if a.benchmark:
+                h = 400 * 500_000 / sps / 3600
+                print(f"  projected: {a.benchmark}'s 400 runs of 500,000 steps in batches of {n}: {h:,.1f} core-hours, {h / 2:,.1f} h on two cores "
+                      f"(from {a.steps:,} steps per run: the early steps, before the replay fills, are cheaper for DQN)", flush=True)
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 if __name__ == '__main__': main()

@@ -9,11 +9,12 @@ __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'AGENT_STEP_
            'check_settings', 'run_experiment_instance', 'write_run', 'is_complete', 'move_aside', 'check_results',
            'mdp_dims', 'estimated_cost', 'run_pair', 'RunQueue', 'RunSummary', 'ExperimentRunsFailed', 'custom_classes',
            'pack_classes', 'install_classes', 'LockstepBatch', 'lockstep_batches', 'run_lockstep_batch',
-           'machine_cores', 'main_reruns_in_workers', 'FreshWorkerProcess', 'local_cluster', 'local_client',
-           'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class', 'register_agent_class']
+           'machine_cores', 'worker_malloc', 'main_reruns_in_workers', 'FreshWorkerProcess', 'local_cluster',
+           'local_client', 'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class',
+           'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #ff1c6958
-import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #e2a366c0
+import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq, ctypes
 from dataclasses import dataclass, field
 from pathlib import Path
 import io, gin, yaml, psutil, dask, cloudpickle
@@ -556,7 +557,7 @@ def run_lockstep_batch(batch:LockstepBatch, # the runs
     for (k, inst, _, _), l, (last, _) in zip(live, loop.loops, res): out.append((k, 'done', str(write_run(inst, l.logs, last)), None, dt))
     return out
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f4799807
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #1689ce67
 def _run_timed(inst, skip):
     "(status, CSV path, error, seconds) of one run."
     t0 = time.perf_counter()
@@ -572,7 +573,8 @@ def _note_start(topic, keys):
     except ValueError: pass
 
 def _prepare_worker(modules, classes):
-    "Import `modules` and install `classes` in this process; the error message, or None."
+    "Import `modules` and install `classes` in this process (and undo dask's allocator setting, `worker_malloc`); the error message, or None."
+    worker_malloc()
     try:
         for m in modules: importlib.import_module(m)
     except Exception as e: return f"cannot import {m!r} on this worker ({type(e).__name__}: {e})"
@@ -637,6 +639,18 @@ def machine_cores()->int:
 
 WORKER_ENV = {'NUMBA_NUM_THREADS': '1', 'OMP_NUM_THREADS': '1', # one thread per worker process, as Colosseum forces one core per run
               'DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED': 'False'} # dask's sampling profiler costs the runs about 5-10%
+
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f6a07541
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3   # glibc's `mallopt` parameters
+
+def worker_malloc(mmap_threshold:int=32 * 2**20, # buffers from this many bytes are mapped from the system (below: from the heap)
+                  trim_threshold:int=128 * 2**20 # free memory at the heap's top returned to the system from this many bytes
+                 )->bool:
+    "In a process started with `MALLOC_TRIM_THRESHOLD_` (dask's workers), set glibc's two allocator thresholds; whether they were set."
+    if not os.environ.get('MALLOC_TRIM_THRESHOLD_') or not sys.platform.startswith('linux'): return False
+    try: libc = ctypes.CDLL('libc.so.6')
+    except OSError: return False   # not glibc
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold))) and bool(libc.mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #a622e44d
 def main_reruns_in_workers()->bool:

@@ -9,7 +9,7 @@ __all__ = ['KERNEL_FLAGS', 'RESULT_SETTINGS', 'DEFAULT_EXPERIMENTS_FOLDER', 'DEF
            'use_settings', 'set_cache_folder', 'get_cache_folder', 'set_experiments_folder', 'set_hyperopt_folder',
            'get_experiments_folder', 'get_hyperopt_folder', 'reset_folders', 'set_available_cores',
            'get_available_cores', 'enable_verbose_logging', 'disable_verbose_logging', 'is_verbose', 'set_lockstep',
-           'get_lockstep', 'set_device', 'get_device', 'in_test']
+           'get_lockstep', 'check_device_name', 'set_device', 'get_device', 'in_test']
 
 # %% ../nbs/00_config.ipynb #e9181aca
 import os, re, contextlib, functools, hashlib, importlib.util
@@ -193,7 +193,7 @@ def enable_verbose_logging(): "Print progress and details."; _SETTINGS['verbose'
 def disable_verbose_logging(): "Print only results and errors."; _SETTINGS['verbose'] = False
 def is_verbose()->bool: "Whether progress and details are printed."; return _SETTINGS['verbose']
 
-# %% ../nbs/00_config.ipynb #05dff60c
+# %% ../nbs/00_config.ipynb #3e61050b
 _SETTINGS.update(lockstep=64, device='cpu')
 
 def set_lockstep(n:int # the most runs of a deep agent played together (1: one at a time)
@@ -206,11 +206,17 @@ def get_lockstep()->int:
     "The most runs per lockstep batch."
     return _SETTINGS['lockstep']
 
+def check_device_name(device:str, # 'cpu', 'cuda' or 'cuda:<n>'
+                      name:str='device' # the argument's name, for the message
+                     )->str:
+    "`device` if it names a device the deep agents can compute on (whether torch sees it is checked when a batch starts), else a `ValueError`."
+    if not isinstance(device, str) or not (device == 'cpu' or re.fullmatch(r'cuda(:\d+)?', device)): raise ValueError(f"{name}={device!r}: 'cpu', 'cuda' or 'cuda:<n>'")
+    return device
+
 def set_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
               ):
     "Set where the deep agents' lockstep batches compute (checked against what torch sees when a batch starts)."
-    if not isinstance(device, str) or not (device == 'cpu' or re.fullmatch(r'cuda(:\d+)?', device)): raise ValueError(f"device={device!r}: 'cpu', 'cuda' or 'cuda:<n>'")
-    _SETTINGS['device'] = device
+    _SETTINGS['device'] = check_device_name(device)
 
 def get_device()->str:
     "Where the deep agents' lockstep batches compute."

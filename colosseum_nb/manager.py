@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #22fddf88
+# %% ../nbs/11_manager.ipynb #8e01b3d6
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -25,7 +25,7 @@ from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMN
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
 from .agent.base import Choice
-from .config import result_settings, use_settings, get_device
+from .config import result_settings, use_settings, get_device, check_device_name
 from .experiment.lockstep import LockstepLoop, lockstep_engine_class, engine_state, set_engine_state
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
@@ -324,7 +324,7 @@ def _eval_kwargs(self:ExperimentManager, kw):
     _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
     return out
 
-# %% ../nbs/11_manager.ipynb #d0c5c86e
+# %% ../nbs/11_manager.ipynb #2aac7a27
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
@@ -333,8 +333,7 @@ def default_mp_context()->str:
 def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_context, device=None):
     if parallelization not in ('thread', 'process', 'lockstep'): raise ValueError(f"parallelization={parallelization!r}: must be 'thread', 'process' or 'lockstep'")
     self.parallelization = parallelization
-    self.device = get_device() if device is None else device
-    if not isinstance(self.device, str) or not (self.device == 'cpu' or self.device.startswith('cuda')): raise ValueError(f"device={device!r}: 'cpu' or 'cuda'")
+    self.device = get_device() if device is None else check_device_name(device)
     self.max_workers = _positive_int('max_workers', max_workers, none_ok=True)
     ctx = mp_context or default_mp_context()
     if ctx not in mp.get_all_start_methods(): raise ValueError(f"mp_context={mp_context!r}: must be one of {mp.get_all_start_methods()}")

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['MDPSpec', 'make_mdp_spec', 'check_mdp_spec', 'seed_numba', 'argmax_random_tie', 'greedy_one_hot', 'greedy_ties_row',
-           'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry']
+           'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry', 'set_malloc_thresholds']
 
-# %% ../nbs/05a_utils.ipynb #5538e234
-import os, uuid, difflib, importlib
+# %% ../nbs/05a_utils.ipynb #d4d67e4a
+import os, sys, uuid, ctypes, difflib, importlib
 from collections import namedtuple
 from collections.abc import Mapping
 from pathlib import Path
@@ -200,3 +200,15 @@ def get_class(self:ClassRegistry, name:str # a class name, e.g. 'RiverSwimEpisod
     "The class called `name`, or a `ValueError` listing the known ones."
     if name not in self: raise ValueError(self.unknown(name))
     return self[name]
+
+# %% ../nbs/05a_utils.ipynb #9a6af534
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3   # glibc's `mallopt` parameters
+
+def set_malloc_thresholds(mmap_threshold:int=32 * 2**20, # buffers from this many bytes are mapped from the system (below: from the heap)
+                          trim_threshold:int=128 * 2**20 # free memory at the heap's top returned to the system from this many bytes
+                         )->bool:
+    "Fix glibc's two allocator thresholds for this process (not where `MALLOC_MMAP_THRESHOLD_` is set, nor off glibc); whether they were set."
+    if 'MALLOC_MMAP_THRESHOLD_' in os.environ or not sys.platform.startswith('linux'): return False
+    try: libc = ctypes.CDLL('libc.so.6')
+    except OSError: return False   # not glibc
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold))) and bool(libc.mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))

@@ -6,12 +6,12 @@
 __all__ = ['torch', 'MASKED', 'stacked_policy_value', 'StackedSequences', 'stacked_lambda_returns', 'LockstepActorCritic',
            'LockstepActorCriticRNN']
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #a39b0d10
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #1d7503bf
 import numpy as np
 from .non_tabular import import_torch
 from .actor_critic import ActorCritic
 from .actor_critic_rnn import ActorCriticRNN
-from .lockstep import LockstepEngine, StackedAdam, stacked_forward, sample_masked
+from .lockstep import LockstepEngine, StackedAdam, stacked_forward, stacked_linear, sample_masked
 
 torch = import_torch()
 
@@ -106,7 +106,7 @@ def stacked_lambda_returns(r, # (N, L) rewards
         out[:, t] = G
     return torch.where(torch.arange(L, device=r.device) < T[:, None], out, torch.zeros_like(out)).float()
 
-# %% ../../nbs/05x_agent.lockstep_ac.ipynb #ee3ee7d1
+# %% ../../nbs/05x_agent.lockstep_ac.ipynb #56cb200c
 class LockstepActorCritic(LockstepEngine):
     "N runs of `ActorCriticEpisodic` or `ActorCriticContinuous` in lockstep."
     family, recurrent = ActorCritic, False
@@ -129,8 +129,8 @@ class LockstepActorCritic(LockstepEngine):
 
     def _heads(self, P, idx, e):
         "Masked logits `(M, B, A)` and values `(M, B)` of runs `idx` from the heads `P` (`[W_pi, b_pi, W_v, b_v]`) on embeddings `e`."
-        logits = torch.baddbmm(P[1], e, P[0]).masked_fill(self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)][:, None], MASKED)
-        return logits, torch.baddbmm(P[3], e, P[2])[..., 0]
+        logits = stacked_linear(e, P[0], P[1]).masked_fill(self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)][:, None], MASKED)
+        return logits, stacked_linear(e, P[2], P[3])[..., 0]
 
     def _net(self, P, idx, x):
         "Logits and values of runs `idx` (parameters `P`) on inputs `(M, B, D)`."

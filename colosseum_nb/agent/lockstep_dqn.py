@@ -15,7 +15,7 @@ from .lockstep import LockstepEngine, StackedAdam, stacked_mlp, stacked_forward,
 
 torch = import_torch()
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #e9ebbe6b
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #684df679
 class StackedReplay:
     "N ring buffers of transitions in one stacked tensor `(N, capacity, width)`: every field a slice of the last axis (integers stored exactly as floats)."
     def __init__(self, N:int, capacity:int, # runs, transitions kept per run
@@ -28,20 +28,26 @@ class StackedReplay:
         self.size, self.ptr = np.zeros(N, np.int64), np.zeros(N, np.int64)
 
     def add(self, idx, **fields):
-        "Store one transition for each run of `idx` (field -> `(len(idx), ...)`)."
-        dev = self.store.device; row = torch.zeros((len(idx), self.store.shape[2]), device=dev)
-        for k, v in fields.items():
-            a, b, _, _ = self.slices[k]; row[:, a:b] = torch.as_tensor(v, device=dev).reshape(len(idx), b - a).float()
-        self.store[torch.as_tensor(np.asarray(idx), device=dev), torch.as_tensor(self.ptr[idx], device=dev)] = row
+        "Store one transition for each run of `idx` (field -> `(len(idx), ...)`; a field not given is stored as zeros)."
+        unknown = sorted(set(fields) - set(self.slices))
+        if unknown: raise ValueError(f"fields {unknown}: not fields of this replay ({list(self.slices)})")
+        dev, n = self.store.device, len(idx)
+        row = torch.cat([torch.zeros((n, b - a), device=dev) if k not in fields else torch.as_tensor(fields[k], device=dev).reshape(n, b - a).float()
+                         for k, (a, b, _, _) in self.slices.items()], 1)
+        self._rows().index_copy_(0, torch.as_tensor(np.asarray(idx) * self.capacity + self.ptr[idx], device=dev), row)   # one write
         self.ptr[idx] = (self.ptr[idx] + 1) % self.capacity; self.size[idx] = np.minimum(self.size[idx] + 1, self.capacity)
 
     def sample(self, idx, u:np.ndarray # (len(idx), B) uniforms of the runs' streams
               )->dict:
         "A batch `(len(idx), B, ...)` per field: for each run, entries drawn uniformly from its filled part."
-        j = np.minimum((u * self.size[idx][:, None]).astype(np.int64), self.size[idx][:, None] - 1)
-        dev = self.store.device
-        x = self.store[torch.as_tensor(np.asarray(idx), device=dev)[:, None], torch.as_tensor(j, device=dev)]   # one gather
+        j = np.clip((u * self.size[idx][:, None]).astype(np.int64), 0, np.maximum(self.size[idx][:, None] - 1, 0))   # an empty buffer gives its (zero) first entry
+        flat = torch.as_tensor((np.asarray(idx)[:, None] * self.capacity + j).ravel(), device=self.store.device)
+        x = self._rows().index_select(0, flat).view(len(idx), j.shape[1], -1)   # one gather
         return {k: x[..., a:b].reshape(x.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
+
+    def _rows(self)->torch.Tensor:
+        "The store as one row per stored transition, `(N * capacity, width)` (a view)."
+        return self.store.view(-1, self.store.shape[2])
 
     @property
     def data(self)->dict:

@@ -13,8 +13,8 @@ __all__ = ['COLOSSEUM_MODULES', 'SETTINGS_FILE', 'PLANNING_AGENTS', 'AGENT_STEP_
            'local_client', 'run_experiment_instances', 'save_instances_to_folder', 'register_mdp_class',
            'register_agent_class']
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #e2a366c0
-import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq, ctypes
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #a928860d
+import os, re, sys, json, hashlib, time, math, uuid, shutil, asyncio, logging, tempfile, importlib, functools, contextlib, collections, itertools, heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 import io, gin, yaml, psutil, dask, cloudpickle
@@ -28,7 +28,7 @@ from .agent_mdp_interaction import MDPLoop
 from .lockstep import LockstepLoop, lockstep_engine_class
 from ..agent.base import check_int
 from .logs import results_file_problem
-from ..utils import make_mdp_spec, atomic_write
+from ..utils import make_mdp_spec, atomic_write, set_malloc_thresholds
 from ..config import RESULT_SETTINGS, check_result_settings, use_settings
 from .. import config
 from ..mdp import MDP_CLASSES, register_mdp_class
@@ -640,17 +640,13 @@ def machine_cores()->int:
 WORKER_ENV = {'NUMBA_NUM_THREADS': '1', 'OMP_NUM_THREADS': '1', # one thread per worker process, as Colosseum forces one core per run
               'DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED': 'False'} # dask's sampling profiler costs the runs about 5-10%
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f6a07541
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3   # glibc's `mallopt` parameters
-
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #bf1f78c1
 def worker_malloc(mmap_threshold:int=32 * 2**20, # buffers from this many bytes are mapped from the system (below: from the heap)
                   trim_threshold:int=128 * 2**20 # free memory at the heap's top returned to the system from this many bytes
                  )->bool:
-    "In a process started with `MALLOC_TRIM_THRESHOLD_` (dask's workers), set glibc's two allocator thresholds; whether they were set."
-    if not os.environ.get('MALLOC_TRIM_THRESHOLD_') or not sys.platform.startswith('linux'): return False
-    try: libc = ctypes.CDLL('libc.so.6')
-    except OSError: return False   # not glibc
-    return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold))) and bool(libc.mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))
+    "In a process started with `MALLOC_TRIM_THRESHOLD_` (dask's workers), set glibc's two allocator thresholds (`set_malloc_thresholds`); whether they were set."
+    if not os.environ.get('MALLOC_TRIM_THRESHOLD_'): return False
+    return set_malloc_thresholds(mmap_threshold, trim_threshold)
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #a622e44d
 def main_reruns_in_workers()->bool:

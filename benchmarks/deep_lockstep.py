@@ -18,7 +18,10 @@ Construction (networks, tables, the regret workspaces) is outside the clock in b
 before. The machine may be shared: the load average is printed; compare only figures of one run of the script.
 
     NUMBA_NUM_THREADS=1 python benchmarks/deep_lockstep.py [--agents DQNContinuous ...] [--n 1 20 100 400] [--steps 2000]
-        [--log-every 500] [--device cpu|cuda] [--threads 1]
+        [--log-every 500] [--device cpu|cuda] [--threads 1] [--repeat 1]
+
+A shared machine's speed drifts by 10-30% over minutes: `--repeat K` times the single run and every N in K rounds, in
+turn, and prints the medians (with their ranges) and, as the ratio, the median of each round's own ratio.
 """
 import argparse, os, time
 import numpy as np
@@ -61,6 +64,10 @@ def warm():
     for M, A in ((RiverSwimContinuous, RandomAgentContinuous), (RiverSwimEpisodic, RandomAgentEpisodic)):
         m = M(seed=0, size=4); MDPLoop(m, A(0, make_mdp_spec(m), 100)).run(100, 50)
 
+def _spread(xs)->str:
+    "The median of `xs`, with their range when there are several."
+    return f"{np.median(xs):,.0f}" + (f" ({min(xs):,.0f}-{max(xs):,.0f})" if len(xs) > 1 else "")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--agents', nargs='+', default=list(AGENTS))
@@ -69,25 +76,31 @@ def main():
     ap.add_argument('--log-every', type=int, default=500)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--repeat', type=int, default=1, help="rounds per agent, each timing the single run and every N in turn: medians (and ranges) of the rounds, the ratio the median of each round's own ratio")
     ap.add_argument('--no-single', action='store_true', help="skip today's single-run agent")
     ap.add_argument('--benchmark', help="the MDPs of this benchmark instead of the agent's quick test (and the projected time of its 400 runs)")
     a = ap.parse_args()
+    if a.repeat < 1: ap.error(f"--repeat {a.repeat}: at least 1")
     from colosseum_nb.agent.non_tabular import import_torch
     from colosseum_nb.experiment.experiment_instances import agent_class_from_name
     torch = import_torch(); torch.set_num_threads(a.threads)
     warm()
     print(f"torch {torch.__version__}, device {a.device}, {a.threads} thread(s); {a.steps:,} steps per run, regret logged every {a.log_every:,}; "
-          f"load average {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"{'agent':<26}{'N':>6}{'aggregate steps/s':>20}{'x single run':>14}{'seconds':>10}{'mean final behaviour regret':>30}", flush=True)
+          f"{a.repeat} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'agent':<26}{'N':>6}{'aggregate steps/s':>26}{'x single run':>14}{'seconds':>10}{'mean final behaviour regret':>30}", flush=True)
     for name in a.agents:
         cls = agent_class_from_name(name)
-        base = None if a.no_single else single(cls, a.steps, a.log_every)
-        if base is not None: print(f"{name:<26}{'single':>6}{base:>20,.0f}{1.0:>14.2f}", flush=True)
+        base, res = [], {n: [] for n in a.n}
+        for _ in range(a.repeat):   # rounds: the single run and every N timed in turn, so a slow spell of a shared machine touches both
+            if not a.no_single: base.append(single(cls, a.steps, a.log_every))
+            for n in a.n: res[n].append(lockstep(cls, n, a.steps, a.log_every, a.device, a.benchmark))
+        if base: print(f"{name:<26}{'single':>6}{_spread(base):>26}{1.0:>14.2f}", flush=True)
         for n in a.n:
-            sps, dt, reg = lockstep(cls, n, a.steps, a.log_every, a.device, a.benchmark)
-            print(f"{name:<26}{n:>6}{sps:>20,.0f}{(sps / base if base else float('nan')):>14.2f}{dt:>10.1f}{reg:>30.3f}", flush=True)
+            sps = [r[0] for r in res[n]]
+            ratio = float(np.median([s / b for s, b in zip(sps, base)])) if base else float('nan')
+            print(f"{name:<26}{n:>6}{_spread(sps):>26}{ratio:>14.2f}{np.median([r[1] for r in res[n]]):>10.1f}{res[n][-1][2]:>30.3f}", flush=True)
             if a.benchmark:
-                h = 400 * 500_000 / sps / 3600
+                h = 400 * 500_000 / float(np.median(sps)) / 3600
                 print(f"  projected: {a.benchmark}'s 400 runs of 500,000 steps in batches of {n}: {h:,.1f} core-hours, {h / 2:,.1f} h on two cores "
                       f"(from {a.steps:,} steps per run: the early steps, before the replay fills, are cheaper for DQN)", flush=True)
     print(f"load average now {os.getloadavg()[0]:.1f}")

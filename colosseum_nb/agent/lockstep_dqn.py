@@ -144,17 +144,34 @@ def _dqn_learn(self:LockstepDQN, idx, obs, a, r, obs_next, terminal):
 
 LockstepDQN.learn = _dqn_learn
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #0eec737b
-def distinct_rows(x # (M, B, D) each run's rows
-                 )->tuple:
-    "Each run's distinct rows, `(M, U, D)` zero-padded to the most any run has, and the row of each entry, `(M, B)`: `x[m, b] == rows[m, inv[m, b]]`."
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #1e173241
+_ROW_HASH = torch.tensor(np.random.default_rng(20261128).integers(1, 2**62, 64) | 1, dtype=torch.int64)   # odd multipliers of the row hash
+
+def _rows_by_sort(x):
+    "`distinct_rows` by sorting the rows themselves (any width; slower): the fallback."
     M, B, D = x.shape
-    run = torch.arange(M, device=x.device).repeat_interleave(B)[:, None].to(x.dtype)   # exact for any realistic M
+    run = torch.arange(M, device=x.device).repeat_interleave(B)[:, None].to(x.dtype)
     rows, inv = torch.unique(torch.cat([run, x.reshape(M * B, D)], 1), dim=0, return_inverse=True)   # sorted by run first
     r = rows[:, 0].long(); counts = torch.bincount(r, minlength=M)
     pos = torch.arange(len(rows), device=x.device) - (torch.cumsum(counts, 0) - counts)[r]   # each distinct row's place among its run's
-    out = x.new_zeros((M, int(counts.max()) if M * B else 0, D)); out[r, pos] = rows[:, 1:]
+    out = x.new_zeros((M, int(counts.max()), D)); out[r, pos] = rows[:, 1:]
     return out, pos[inv].view(M, B)
+
+def distinct_rows(x # (M, B, D) float32: each run's rows
+                 )->tuple:
+    "Each run's distinct rows, `(M, U, D)` zero-padded to the most any run has, and the row of each entry, `(M, B)`: `x[m, b] == rows[m, inv[m, b]]` exactly."
+    M, B, D = x.shape
+    if M * B == 0: return x.new_zeros((M, 0, D)), torch.zeros((M, B), dtype=torch.int64, device=x.device)
+    if x.dtype != torch.float32 or D > len(_ROW_HASH): return _rows_by_sort(x)
+    bits = x.contiguous().view(torch.int32).to(torch.int64)   # each value's exact bit pattern
+    key, order = torch.sort((bits * _ROW_HASH[:D].to(x.device)).sum(2), dim=1)   # a hash of each row, sorted within its run
+    new = torch.ones_like(key, dtype=torch.bool); new[:, 1:] = key[:, 1:] != key[:, :-1]
+    rank = torch.cumsum(new, 1) - 1                                                # each sorted entry's distinct row
+    inv = torch.empty_like(rank).scatter_(1, order, rank)
+    out = x.new_zeros((M, int(rank[:, -1].max()) + 1, D))
+    out.scatter_(1, rank[..., None].expand(M, B, D), x.gather(1, order[..., None].expand(M, B, D)))
+    if not torch.equal(out.gather(1, inv[..., None].expand(M, B, D)), x): return _rows_by_sort(x)   # two rows with one hash: sort the rows themselves
+    return out, inv
 
 # %% ../../nbs/05w_agent.lockstep_dqn.ipynb #11a7822c
 class LockstepBootDQN(LockstepDQN):

@@ -52,15 +52,19 @@ def counter_uniforms(keys:np.ndarray, # (N,) uint64 run keys
     _uniforms(keys, counters, idx, int(k), out)
     return out
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #bdad0acc
+# %% ../../nbs/05v_agent.lockstep.ipynb #9eaecd2b
 _NARROW = 8   # layers with at most this many outputs are computed transposed
+
+def _transposed(x, W, b):
+    "`b + x @ W` computed as `(W^T x^T + b^T)^T`, contiguous."
+    return torch.baddbmm(b.transpose(1, 2), W.transpose(1, 2), x.transpose(1, 2)).transpose(1, 2).contiguous()
 
 class _NarrowLinear(torch.autograd.Function):
     "`b + x @ W` for a narrow `W` `(N, n, m)`, computed transposed in both passes: `(W^T x^T + b^T)^T`, and `W`'s gradient as `(g^T x)^T`."
     @staticmethod
     def forward(ctx, x, W, b):
         ctx.save_for_backward(x, W)
-        return torch.baddbmm(b.transpose(1, 2), W.transpose(1, 2), x.transpose(1, 2)).transpose(1, 2).contiguous()
+        return _transposed(x, W, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -75,7 +79,7 @@ def stacked_linear(x, # (N, B, n) inputs
     "`b + x @ W` for every member, `(N, B, m)`; a narrow layer (`m <= 8`, a head of actions or a value) computed transposed, as a CPU computes it faster."
     if W.shape[2] > _NARROW or W.shape[1] <= W.shape[2]: return torch.baddbmm(b, x, W)
     if torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or b.requires_grad): return _NarrowLinear.apply(x, W, b)
-    return torch.baddbmm(b.transpose(1, 2), W.transpose(1, 2), x.transpose(1, 2)).transpose(1, 2).contiguous()
+    return _transposed(x, W, b)
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #913eccf7
 def stacked_mlp(seeds, # one seed per member

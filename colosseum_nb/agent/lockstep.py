@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_linear', 'stacked_mlp', 'stacked_forward', 'StackedAdam',
-           'LockstepEngine', 'check_device', 'pad', 'tables', 'uniforms', 'policies', 'masked_greedy', 'sample_masked',
-           'LockstepRun', 'reachable_rows', 'play_lockstep']
+           'LockstepEngine', 'check_device', 'pad', 'tables', 'uniforms', 'policies', 'row_observer', 'masked_greedy',
+           'sample_masked', 'LockstepRun', 'reachable_rows', 'play_lockstep']
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #b5efb425
 import time
@@ -216,20 +216,23 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #7d01cf25
+# %% ../../nbs/05v_agent.lockstep.ipynb #c320c506
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
     self.rows = np.array([len(f) for f in flat], np.int64)
     self.table_prefix = [p.observation_table.shape[:-len(p.observation_shape)] for p in protos]
-    T = np.zeros((self.N, int(self.rows.max()), self.D), np.float32)
+    T = np.zeros((self.N, int(self.rows.max()) + 1, self.D), np.float32)   # and a last row of zeros: the observation at an episode's end
     for i, f in enumerate(flat): T[i, :len(f), :f.shape[1]] = f
     self.table = torch.from_numpy(T).to(self.device)
 
 def pad(self:LockstepEngine, idx, # the runs
-        obs:list # their observations (any shapes)
+        obs:list # their observations (any shapes), or rows of their tables (`int`, -1 the zero observation: see `row_observer`)
        )->torch.Tensor:
     "The observations of runs `idx`, flattened and zero-padded: `(len(idx), D)` on the engine's device."
+    kinds = set(map(type, obs))
+    if kinds == {int}: return self.table[torch.as_tensor(np.asarray(idx, np.int64), device=self.device), torch.as_tensor(obs, device=self.device)]   # one gather
+    if int in kinds: obs = [self.table[i, o].cpu().numpy() if type(o) is int else o for i, o in zip(idx, obs)]
     try: out = np.stack(obs).reshape(len(idx), -1).astype(np.float32, copy=False)   # one shape: stacked at once
     except ValueError: out = None
     if out is None or out.shape[1] != self.D:
@@ -282,7 +285,19 @@ def _partial_outputs(self:LockstepEngine, part:list # `(run, rows, key)` of the 
         o = np.ones((int(self.rows[i]), out.shape[2])); o[r] = out[j, :len(r)]
         self._cache[i] = (self.version[i], self._shaped(i, o), k)
 
-for f in (_tables, tables, pad, uniforms, policies, _shaped, _partial_outputs): setattr(LockstepEngine, f.__name__, f)
+def row_observer(self:LockstepEngine, i:int, # the run
+                 mdp # its MDP
+                ):
+    "`observe(s, h)` for run `i`'s loop that hands out the row of the run's table (an `int`; -1: the zero observation) in place of a fresh array, or `None` where the arrays are needed (a noisy emission map, or a table other than the engine's)."
+    em = getattr(mdp, 'emission_map', None)
+    if em is None or em.is_tabular or em._noise_cls is not None: return None
+    r, d, table = int(self.rows[i]), int(self.n_in[i]), np.asarray(em.all_observations, np.float32)
+    if table.size != r * d or not np.array_equal(table.reshape(r, d), self.table[i, :r, :d].cpu().numpy()): return None
+    if len(self.table_prefix[i]) == 1: return lambda s, h: s if s >= 0 else -1
+    H, S = self.table_prefix[i]
+    return lambda s, h: h * S + s if s >= 0 and h < H else -1
+
+for f in (_tables, tables, pad, row_observer, uniforms, policies, _shaped, _partial_outputs): setattr(LockstepEngine, f.__name__, f)
 LockstepEngine._policy_from = lambda self, out: greedy_policy(out)
 LockstepEngine._behaviour_from = lambda self, out: self._policy_from(out)
 

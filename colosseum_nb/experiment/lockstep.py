@@ -32,7 +32,7 @@ def lockstep_engine_class(agent_class # an agent class (or its name)
             return eng
     return None
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #10d0454b
+# %% ../../nbs/06f_experiment.lockstep.ipynb #49d1a571
 class LockstepLoop:
     "Many runs of a `LockstepEngine`'s agent, one per MDP, played in lockstep and logged as `MDPLoop` logs a run."
     def __init__(self, mdps:list, # one MDP per run of the engine
@@ -43,11 +43,12 @@ class LockstepLoop:
             if (mdp.n_states, mdp.n_actions) != (spec.n_states, spec.n_actions): raise ValueError(f"mdps[{i}]={mdp!r}: not the MDP of the engine's run {i}")
         self.engine = engine
         self.loops = [MDPLoop(mdp, engine.run(i), seed=None if seeds is None else seeds[i]) for i, mdp in enumerate(mdps)]
+        self.observers = [engine.row_observer(i, mdp) or l.observe for i, (mdp, l) in enumerate(zip(mdps, self.loops))]   # rows of the engine's tables where the emission has no noise
 
     def __len__(self): return len(self.loops)
     def __repr__(self): return f"LockstepLoop({len(self)} runs of {self.engine!r})"
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #26a206a9
+# %% ../../nbs/06f_experiment.lockstep.ipynb #f999566e
 @patch
 def run(self:LockstepLoop, T:int, # steps of every run
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
@@ -61,7 +62,7 @@ def run(self:LockstepLoop, T:int, # steps of every run
     kws = [dict(m=p['m'], T=p['T'], log_every=p['log_every'], max_time=p['max_time'], seed=p['seed'], kernels=p['regret'], rws=p['rws'],
                 pi_shape=p['pi_shape'], raw=p['raw'], opt_tol=p['opt_tol'], check_every=p['check_every'], out=o,
                 S_out=np.zeros(0, np.int64), A_out=np.zeros(0, np.int64), R_out=np.zeros(0), fallback=not _has_behaviour(l.agent, False),
-                observe=l.observe) for l, p, o in zip(self.loops, plans, outs)]
+                observe=obs) for l, p, o, obs in zip(self.loops, plans, outs, self.observers)]
     rows = play_lockstep(self.engine, kws)
     return [l._finish(p, n, o) for l, p, n, o in zip(self.loops, plans, rows, outs)]
 

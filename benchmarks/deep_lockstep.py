@@ -101,7 +101,8 @@ def main():
             print(f"{name:<26}{n:>6}{_spread(sps):>26}{ratio:>14.2f}{np.median([r[1] for r in res[n]]):>10.1f}{res[n][-1][2]:>30.3f}", flush=True)
             if a.benchmark:
                 h = 400 * 500_000 / float(np.median(sps)) / 3600
-                print(f"  projected: {a.benchmark}'s 400 runs of 500,000 steps in batches of {n}: {h:,.1f} core-hours, {h / 2:,.1f} h on two cores "
+                where = f"{h:,.1f} h on one GPU (its host process on one core)" if a.device.startswith('cuda') else f"{h:,.1f} core-hours, {h / 2:,.1f} h on two cores"
+                print(f"  projected: {a.benchmark}'s 400 runs of 500,000 steps in batches of {n}: {where} "
                       f"(from {a.steps:,} steps per run: the early steps, before the replay fills, are cheaper for DQN)", flush=True)
     print(f"load average now {os.getloadavg()[0]:.1f}")
 

@@ -148,3 +148,24 @@ def test_episodic_runs_of_different_horizons_share_a_batch(name):
     loop = LockstepLoop(mdps, engine)
     res = loop.run(T, 100, stop_when_optimal=False)
     assert [r['steps'] for _, r in res] == [T - 1] * 3 and all(len(l.logs) == 4 for l in loop.loops)
+
+
+@pytest.mark.parametrize('name', ['DQNEpisodic', 'DQNContinuous', 'ActorCriticRNNEpisodic', 'BootDQNContinuous'])
+def test_batched_driver_matches_the_generator_driver(name):
+    """`play_batched` (the runs' loops as one) and `play_lockstep` (one generator per run) give the same logs and `out`, number for
+    number (the seconds left out), through the optimality stop: runs that stop learning keep acting, and episodic ones draw their
+    next start at once, as their own loop does."""
+    from colosseum_nb.agent.lockstep import play_lockstep
+    from colosseum_nb.experiment.lockstep import play_batched
+    cls = agent_class_from_name(name)
+    res = []
+    for play in (play_lockstep, play_batched):
+        mdps = [(RiverSwimEpisodic if cls.is_episodic() else RiverSwimContinuous)(seed=k, size=2 + k % 2, emission_map='StateInfo') for k in range(4)]
+        hp = dict(HP.get(name, SMALL)); hp.setdefault('network_width', 16)
+        ll = LockstepLoop(mdps, lockstep_engine_class(cls)(cls, [0, 1, 2, 3], [make_mdp_spec(m) for m in mdps], 1500, hp))
+        assert ll.rows_only
+        plans, outs, kws = ll._prepare(1500, 20, np.inf, True)
+        n = play(ll.engine, kws)
+        res.append([(np.delete(p['raw'][:k], 5, 1).tolist(), o.tolist()) for p, k, o in zip(plans, n, outs)])
+    assert res[0] == res[1]
+    if name.startswith('DQN'): assert any(o[1] >= 0 for _, o in res[1]), "no run met the optimality stop: the test misses its point"

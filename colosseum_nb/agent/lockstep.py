@@ -216,7 +216,7 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #c320c506
+# %% ../../nbs/05v_agent.lockstep.ipynb #6bc3fb63
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
@@ -227,11 +227,12 @@ def _tables(self:LockstepEngine, protos):
     self.table = torch.from_numpy(T).to(self.device)
 
 def pad(self:LockstepEngine, idx, # the runs
-        obs:list # their observations (any shapes), or rows of their tables (`int`, -1 the zero observation: see `row_observer`)
+        obs:list # their observations (any shapes), or rows of their tables (`int`s or a 1-d integer array, -1 the zero observation: see `row_observer`)
        )->torch.Tensor:
     "The observations of runs `idx`, flattened and zero-padded: `(len(idx), D)` on the engine's device."
-    kinds = set(map(type, obs))
-    if kinds == {int}: return self.table[torch.as_tensor(np.asarray(idx, np.int64), device=self.device), torch.as_tensor(obs, device=self.device)]   # one gather
+    rows = isinstance(obs, np.ndarray) and obs.ndim == 1 and obs.dtype.kind == 'i'
+    kinds = None if rows else set(map(type, obs))
+    if rows or kinds == {int}: return self.table[torch.as_tensor(np.asarray(idx, np.int64), device=self.device), torch.as_tensor(obs, device=self.device)]   # one gather
     if int in kinds: obs = [self.table[i, o].cpu().numpy() if type(o) is int else o for i, o in zip(idx, obs)]
     try: out = np.stack(obs).reshape(len(idx), -1).astype(np.float32, copy=False)   # one shape: stacked at once
     except ValueError: out = None

@@ -104,7 +104,7 @@ def _lockstep_starts(ms, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
     for i in idx: snew[i] = _sample_start(ms[i][7], ms[i][8])
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #415a94fd
+# %% ../../nbs/06f_experiment.lockstep.ipynb #b8b44513
 def _typed(items:list):
     "`items` (tuples of one numba type) as a numba typed list, or `None` where their types differ."
     from numba import typed
@@ -142,10 +142,9 @@ class _Batch:
         plain = all(k['S_out'].shape[0] == 0 and not k['fallback'] for k in self.loops)
         return same and plain and self.ms is not None and self.wss is not None
 
-    def rows(self, s, h)->list:
+    def rows(self, s, h)->np.ndarray:
         "The rows of the runs' tables for states `s` at times `h` (-1: an episode's end)."
-        if not self.episodic: return s.tolist()
-        return np.where(h < self.H, h * self.S + s, -1).tolist()
+        return np.where(h < self.H, h * self.S + s, -1) if self.episodic else s
 
     def fail(self, i:int, t:int):
         if self.failures[i] == 0: self.first_failure[i] = t
@@ -178,7 +177,7 @@ def _evaluate(self:_Batch, idx, t:int, s, s0, clock:float, final:bool=False):
         if self.training[i] and t > 0.2 * self.T and len(w) == 10 and all(abs(x) <= self.opt_tol[i] for x in w) and abs(nr) <= 1e-8:
             self.training[i], self.stopped[i] = False, t
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #a56fe9e9
+# %% ../../nbs/06f_experiment.lockstep.ipynb #16af0895
 @patch
 def _start(self:_Batch, seed:int):
     "Each run starts as its own loop does (its seed, its first start, the agent told), then the batch's stream is seeded and the first behaviour policies read."
@@ -209,7 +208,7 @@ def _step(self:_Batch, t:int, clock):
     learn = np.flatnonzero(tr)
     if len(learn):
         li, nxt = learn.tolist(), self.rows(sp, self.h + 1)   # an episode's last step: -1, the zero observation
-        e.learn(li, obs if len(li) == N else e.pad(li, [now[i] for i in li]), a[learn], r[learn].astype(np.float32), e.pad(li, [nxt[i] for i in li]), terminal[learn])
+        e.learn(li, obs if len(li) == N else e.pad(li, now[learn]), a[learn], r[learn].astype(np.float32), e.pad(li, nxt[learn]), terminal[learn])
         for i in learn[terminal[learn]]: e.run(int(i)).episode_end_update()
         _lockstep_starts(self.ms, learn[terminal[learn]], snew)
     if log: self._evaluate(range(N), t, sp, self.s0, clock())

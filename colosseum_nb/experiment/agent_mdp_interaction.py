@@ -6,7 +6,7 @@
 __all__ = ['CONTINUOUS_REGRET', 'EPISODIC_REGRET', 'AGENT_INDICATORS', 'BEHAVIOUR_INDICATORS', 'BASELINE_INDICATORS',
            'LOG_COLUMNS', 'mdp_baselines', 'agent_loop', 'default_loop_seed', 'MDPLoop', 'precompile']
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #3d3007ba
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c28690fd
 import time, math, warnings
 from collections import namedtuple
 import numpy as np
@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 import uuid
 import distributed
 import scipy.sparse as sps
-from scipy.sparse.csgraph import reverse_cuthill_mckee, breadth_first_order
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c7249baa
 _TOL, _MAX_ITER = 1e-12, 100_000
@@ -306,7 +306,7 @@ class MDPLoop:
 
     def __repr__(self): return f"MDPLoop({self.mdp!r}, {type(self.agent).__name__}, {'numba' if self.use_numba else 'python'} loop)"
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #a2b71b96
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #ce0a90b6
 def _check_run_args(T, log_every, max_time):
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1: raise ValueError(f"T={T!r}: must be an integer >= 1")
     if isinstance(log_every, bool) or not isinstance(log_every, (int, np.integer)): raise ValueError(f"log_every={log_every!r}: must be an integer")
@@ -314,6 +314,18 @@ def _check_run_args(T, log_every, max_time):
     except (TypeError, ValueError): raise ValueError(f"max_time={max_time!r}: must be a number of seconds") from None
     if not max_time > 0: raise ValueError(f"max_time={max_time!r}: must be positive")
     return int(T), int(log_every) if log_every > 0 else -1, max_time
+
+@kernel
+def _bfs_order(indptr, indices, start):
+    "The breadth-first order of the graph `(indptr, indices)` (CSR, symmetric) from `start`, neighbours in their stored order (as `scipy.sparse.csgraph.breadth_first_order`)."
+    order, seen = np.empty(len(indptr) - 1, np.int64), np.zeros(len(indptr) - 1, np.bool_)
+    order[0], seen[start], n, k = start, True, 1, 0
+    while k < n:
+        v = order[k]; k += 1
+        for j in range(indptr[v], indptr[v + 1]):
+            w = indices[j]
+            if not seen[w]: seen[w] = True; order[n] = w; n += 1
+    return order[:n]
 
 def _band(ptr, nxt, A, rank):
     "Largest label distance `|rank[s] - rank[s']|` over the transitions of the MDP."
@@ -326,9 +338,10 @@ def _band_order(ptr, nxt, S, A, starts=32)->np.ndarray:
     G = sps.csr_matrix((np.ones(len(nxt)), (src, nxt)), shape=(S, S))
     G = (G + G.T).tocsr()
     cands = [np.arange(S, dtype=np.int64), np.asarray(reverse_cuthill_mckee(G, symmetric_mode=True), np.int64)]
+    indptr, indices = G.indptr.astype(np.int64), G.indices.astype(np.int64)
     for st in np.unique(np.linspace(0, S - 1, starts).astype(np.int64)):
-        o = breadth_first_order(G, st, directed=False, return_predecessors=False)
-        if len(o) == S: cands.append(np.asarray(o[::-1], np.int64))
+        o = _bfs_order(indptr, indices, st)
+        if len(o) == S: cands.append(o[::-1].copy())
     def band(order):
         rank = np.empty(S, np.int64); rank[order] = np.arange(S)
         return _band(ptr, nxt, A, rank)

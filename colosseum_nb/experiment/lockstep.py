@@ -104,7 +104,7 @@ def _lockstep_starts(ms, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
     for i in idx: snew[i] = _sample_start(ms[i][7], ms[i][8])
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #b8b44513
+# %% ../../nbs/06f_experiment.lockstep.ipynb #5889ec0b
 def _typed(items:list):
     "`items` (tuples of one numba type) as a numba typed list, or `None` where their types differ."
     from numba import typed
@@ -147,6 +147,7 @@ class _Batch:
         return np.where(h < self.H, h * self.S + s, -1) if self.episodic else s
 
     def fail(self, i:int, t:int):
+        "Count a solver failure of run `i` at step `t`."
         if self.failures[i] == 0: self.first_failure[i] = t
         self.failures[i] += 1
 

@@ -36,7 +36,7 @@ def lockstep_engine_class(agent_class # an agent class (or its name)
             return eng
     return None
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #2bd400cb
+# %% ../../nbs/06f_experiment.lockstep.ipynb #ba049af1
 class LockstepLoop:
     "Many runs of a `LockstepEngine`'s agent, one per MDP, played in lockstep and logged as `MDPLoop` logs a run."
     def __init__(self, mdps:list, # one MDP per run of the engine
@@ -48,7 +48,8 @@ class LockstepLoop:
         self.engine = engine
         self.loops = [MDPLoop(mdp, engine.run(i), seed=None if seeds is None else seeds[i]) for i, mdp in enumerate(mdps)]
         rows = [engine.row_observer(i, mdp) for i, mdp in enumerate(mdps)]   # rows of the engine's tables where the emission has no noise
-        self.observers, self.rows_only = [o or l.observe for o, l in zip(rows, self.loops)], all(o is not None for o in rows)
+        self.rows_only = all(o is not None for o in rows)
+        self.observers = rows if self.rows_only else [l.observe for l in self.loops]   # a batch with a noisy run: arrays for all (no per-run copy off the device)
 
     def __len__(self): return len(self.loops)
     def __repr__(self): return f"LockstepLoop({len(self)} runs of {self.engine!r})"

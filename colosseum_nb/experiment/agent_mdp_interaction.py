@@ -124,7 +124,7 @@ def _episodic_slot(ws, pi, changed):
         meta[2] = slot; meta[4] += 1
     return slot
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #5858bc91
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #db34a768
 @kernel
 def _continuous_behaviour_regret(ws, pib, changed, s0):
     "Evaluate the behaviour policy `pib` into `ws`'s `bw` (its gain from every state); whether the gain solver failed."
@@ -136,12 +136,17 @@ def _continuous_behaviour_regret(ws, pib, changed, s0):
     return failed
 
 @kernel
+def _continuous_gap(rho, rho_worst, v):
+    "(behaviour regret, normalised, rho*) of a step from a state where the behaviour policy's gain is `v` (optimal gain `rho`, worst `rho_worst`)."
+    d = rho - v
+    if d < 0.0: d = 0.0
+    return d, d / (rho - rho_worst), rho
+
+@kernel
 def _continuous_step_regret(ws, s, s0):
     "(behaviour regret, normalised, rho*) of one step taken in `s`."
     consts, bw = ws[4], ws[11]
-    d = consts[0] - bw[s]
-    if d < 0.0: d = 0.0
-    return d, d / (consts[0] - consts[1]), consts[0]
+    return _continuous_gap(consts[0], consts[1], bw[s])
 
 @kernel
 def _episodic_behaviour_regret(ws, pib, changed, s0):
@@ -171,13 +176,17 @@ def _start_value(ptr, nxt, prob, R, pi, s0, d, dn):
     return v
 
 @kernel
+def _episodic_gap(vstar, vworst, v, H):
+    "(behaviour regret, normalised, V*[0, s0] / H) of a step of an episode whose start has optimal value `vstar`, worst `vworst` and the behaviour policy's `v`."
+    gap = max(vstar - v, 0.0)
+    den = vstar - vworst
+    return gap / H, gap / den if den > 0 else 0.0, vstar / H
+
+@kernel
 def _episodic_step_regret(ws, s, s0):
     "(behaviour regret, normalised, V*[0, s0] / H) of one step of an episode started in `s0`."
     cache_pi, Vstar, Vworst, bw = ws[5], ws[9], ws[10], ws[11]
-    H = cache_pi.shape[1]
-    gap = max(Vstar[s0] - bw[s0], 0.0)
-    den = Vstar[s0] - Vworst[s0]
-    return gap / H, gap / den if den > 0 else 0.0, Vstar[s0] / H
+    return _episodic_gap(Vstar[s0], Vworst[s0], bw[s0], cache_pi.shape[1])
 
 CONTINUOUS_REGRET = RegretKernels(_continuous_regret, _continuous_behaviour_regret, _continuous_step_regret)
 EPISODIC_REGRET = RegretKernels(_episodic_regret, _episodic_behaviour_regret, _episodic_step_regret)

@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = ['lockstep_engine_class', 'LockstepLoop', 'play_batched', 'engine_state', 'set_engine_state']
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #3c57e7f7
+# %% ../../nbs/06f_experiment.lockstep.ipynb #d71f9002
 import importlib
+from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
 from ..agent.base import _LOOP_OUT, _has_behaviour
 from ..agent.non_tabular import DEEP_AGENTS
-from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, _continuous_step_regret, _episodic_step_regret
+from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, _continuous_gap, _episodic_gap
 from ..mdp.base import _sample_start, _sample_step
 from ..utils import seed_numba
 from ..config import kernel
@@ -79,42 +80,62 @@ def run(self:LockstepLoop, T:int, # steps of every run
     if rows is None: rows = play_lockstep(self.engine, kws)
     return [l._finish(p, n, o) for l, p, n, o in zip(self.loops, plans, rows, outs)]
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #02d76c7d
-@kernel
-def _sample_run(m, A, s, a):
-    "The next state and reward of action `a` in state `s` of a run's MDP (`_mdp_arrays`, `A` actions)."
-    return _sample_step(m[0], m[1], m[2], m[3], m[4], m[5], m[6], A, s, a)
+# %% ../../nbs/06f_experiment.lockstep.ipynb #ecf2098c
+_RunsArrays = namedtuple('_RunsArrays', 'ptr po nxt prob rkind rprm ko lo hi starts sprobs so')   # the runs' `_mdp_arrays`, each field concatenated (offsets `po`, `ko`, `so`)
+_RunsValues = namedtuple('_RunsValues', 'top bottom bw off H')   # per run and state (offsets `off`): the optimal and worst values of the step regret, the behaviour policy's (a copy)
 
 @kernel
-def _continuous_steps(ms, wss, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
-    "One step of every continuous run in turn (`ms`, `wss`: per run, `_mdp_arrays` and its regret workspace, numba typed lists): its step's behaviour regret, then its next state and reward."
-    for i in range(len(ms)):
-        db[i], dbn[i], opt[i] = _continuous_step_regret(wss[i], s[i], s0[i])
-        sp[i], r[i] = _sample_run(ms[i], A[i], s[i], a[i])
+def _run_step(f, i, A, s, a):
+    "The next state and reward of action `a` in state `s` of run `i`'s MDP (`f`: `_RunsArrays`, `A` actions)."
+    k0, k1 = f.ko[i], f.ko[i + 1]
+    return _sample_step(f.ptr[f.po[i]:f.po[i + 1]], f.nxt[k0:k1], f.prob[k0:k1], f.rkind[k0:k1], f.rprm[k0:k1], f.lo[i], f.hi[i], A, s, a)
 
 @kernel
-def _episodic_steps(ms, wss, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
+def _run_start(f, i):
+    "A start state of run `i`'s MDP."
+    return _sample_start(f.starts[f.so[i]:f.so[i + 1]], f.sprobs[f.so[i]:f.so[i + 1]])
+
+@kernel
+def _continuous_steps(f, v, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
+    "One step of every continuous run in turn (`f`: `_RunsArrays`, `v`: `_RunsValues`): its step's behaviour regret, then its next state and reward."
+    for i in range(s.shape[0]):
+        j = v.off[i] + s[i]
+        db[i], dbn[i], opt[i] = _continuous_gap(v.top[j], v.bottom[j], v.bw[j])
+        sp[i], r[i] = _run_step(f, i, A[i], s[i], a[i])
+
+@kernel
+def _episodic_steps(f, v, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
     "`_continuous_steps` for episodic runs; a run with `restart` (one that no longer learns, at its episode's end) draws its next start at once, as its own loop does."
-    for i in range(len(ms)):
-        db[i], dbn[i], opt[i] = _episodic_step_regret(wss[i], s[i], s0[i])
-        sp[i], r[i] = _sample_run(ms[i], A[i], s[i], a[i])
-        if restart[i]: snew[i] = _sample_start(ms[i][7], ms[i][8])
+    for i in range(s.shape[0]):
+        j = v.off[i] + s0[i]
+        db[i], dbn[i], opt[i] = _episodic_gap(v.top[j], v.bottom[j], v.bw[j], v.H[i])
+        sp[i], r[i] = _run_step(f, i, A[i], s[i], a[i])
+        if restart[i]: snew[i] = _run_start(f, i)
 
 @kernel
-def _lockstep_starts(ms, idx, snew):
+def _lockstep_starts(f, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
-    for i in idx: snew[i] = _sample_start(ms[i][7], ms[i][8])
+    for i in idx: snew[i] = _run_start(f, i)
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #5889ec0b
-def _typed(items:list):
-    "`items` (tuples of one numba type) as a numba typed list, or `None` where their types differ."
-    from numba import typed
-    from numba.core.errors import NumbaError
-    out = typed.List()
-    try:
-        for x in items: out.append(x)
-    except (TypeError, NumbaError): return None
-    return out
+# %% ../../nbs/06f_experiment.lockstep.ipynb #7a9d1fff
+def _ragged(arrays:list)->tuple:
+    "`arrays` concatenated along their first axis, and where each starts (`(n + 1,)` offsets)."
+    off = np.zeros(len(arrays) + 1, np.int64); off[1:] = np.cumsum([len(x) for x in arrays])
+    return np.ascontiguousarray(np.concatenate(arrays)), off
+
+def _runs_arrays(ms:list)->_RunsArrays:
+    "The runs' `_mdp_arrays` as one `_RunsArrays`."
+    (ptr, po), (nxt, ko), (starts, so) = _ragged([m[0] for m in ms]), _ragged([m[1] for m in ms]), _ragged([m[7] for m in ms])
+    cat = lambda k: np.ascontiguousarray(np.concatenate([m[k] for m in ms]))
+    return _RunsArrays(ptr, po, nxt, cat(2), cat(3), cat(4), ko, np.array([m[5] for m in ms], float), np.array([m[6] for m in ms], float),
+                       starts, cat(8), so)
+
+def _runs_values(wss:list, episodic:bool)->_RunsValues:
+    "The step regret's values of the runs' workspaces (`_workspace`'s tuples) as one `_RunsValues`."
+    bw, off = _ragged([ws[11] for ws in wss])
+    if episodic: top, bottom = np.concatenate([ws[9] for ws in wss]), np.concatenate([ws[10] for ws in wss])
+    else: top, bottom = np.repeat([ws[4][0] for ws in wss], np.diff(off)), np.repeat([ws[4][1] for ws in wss], np.diff(off))
+    return _RunsValues(np.asarray(top, float), np.asarray(bottom, float), bw, off, np.array([ws[5].shape[1] if episodic else 0 for ws in wss], np.int64))
 
 class _Batch:
     "The per-run state of `play_batched`, by name (arrays over the runs)."
@@ -125,7 +146,7 @@ class _Batch:
         self.regret_fn, self.bregret, _ = kw['kernels']
         self.steps = _episodic_steps if kw['kernels'] is EPISODIC_REGRET else _continuous_steps if kw['kernels'] is CONTINUOUS_REGRET else None
         self.T, self.log_every, self.episodic = kw['T'], kw['log_every'], kw['m'][9] > 0
-        self.ms, self.wss = _typed([k['m'] for k in loops]), _typed([k['rws'] for k in loops])
+        self.arrays, self.values = _runs_arrays([k['m'] for k in loops]), _runs_values([k['rws'] for k in loops], kw['m'][9] > 0)
         self.A = np.array([k['pi_shape'][-1] for k in loops], np.int64)
         self.H = np.array([k['m'][9] for k in loops], np.int64)
         self.S = np.array([p[-1] for p in engine.table_prefix], np.int64)
@@ -138,10 +159,10 @@ class _Batch:
         self.training, self.pi, self.window = np.ones(N, bool), [None] * N, [[] for _ in range(N)]
 
     def usable(self)->bool:
-        "Whether the runs fit `play_batched` (one horizon of play and logs, one type of arrays, no recorded trajectory, agents with a behaviour policy)."
+        "Whether the runs fit `play_batched` (one horizon of play and logs, one setting's kernels, no recorded trajectory, agents with a behaviour policy)."
         same = self.steps is not None and all(k['T'] == self.T and k['log_every'] == self.log_every and k['kernels'] is self.loops[0]['kernels'] for k in self.loops)
         plain = all(k['S_out'].shape[0] == 0 and not k['fallback'] for k in self.loops)
-        return same and plain and self.ms is not None and self.wss is not None
+        return same and plain
 
     def rows(self, s, h)->np.ndarray:
         "The rows of the runs' tables for states `s` at times `h` (-1: an episode's end)."
@@ -152,14 +173,17 @@ class _Batch:
         if self.failures[i] == 0: self.first_failure[i] = t
         self.failures[i] += 1
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #fef2041f
+# %% ../../nbs/06f_experiment.lockstep.ipynb #e1a75388
 @patch
 def _read_behaviour(self:_Batch, idx, t:int):
     "The behaviour policy of runs `idx`, evaluated into each run's workspace (episodic: only what its episode's start reaches is read)."
     if len(idx) == 0: return
     rows = [self.reach[i](int(self.s0[i])) for i in idx] if self.episodic else None
+    v = self.values
     for i, p in zip(idx, self.engine.policies(list(idx), 'behaviour_policy', rows)):
-        if self.bregret(self.loops[i]['rws'], p, True, self.s0[i]): self.fail(i, t)
+        ws = self.loops[i]['rws']
+        if self.bregret(ws, p, True, self.s0[i]): self.fail(i, t)
+        v.bw[v.off[i]:v.off[i + 1]] = ws[11]   # the batch's copy of the values read
 
 @patch
 def _evaluate(self:_Batch, idx, t:int, s, s0, clock:float, final:bool=False):
@@ -179,7 +203,7 @@ def _evaluate(self:_Batch, idx, t:int, s, s0, clock:float, final:bool=False):
         if self.training[i] and t > 0.2 * self.T and len(w) == 10 and all(abs(x) <= self.opt_tol[i] for x in w) and abs(nr) <= 1e-8:
             self.training[i], self.stopped[i] = False, t
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #16af0895
+# %% ../../nbs/06f_experiment.lockstep.ipynb #2d969f6e
 @patch
 def _start(self:_Batch, seed:int):
     "Each run starts as its own loop does (its seed, its first start, the agent told), then the batch's stream is seeded and the first behaviour policies read."
@@ -202,17 +226,17 @@ def _step(self:_Batch, t:int, clock):
     terminal = (self.h + 1 == self.H) if self.episodic else np.zeros(N, bool)
     defer = ~tr & terminal & log & np.array([p is None for p in self.pi])   # reads its reported policy before it draws its start
     sp, r, db, dbn, opt, snew = np.zeros(N, np.int64), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), self.s.copy()
-    self.steps(self.ms, self.wss, self.s, self.s0, a, self.A, ~tr & terminal & ~defer, sp, r, db, dbn, opt, snew)
+    self.steps(self.arrays, self.values, self.s, self.s0, a, self.A, ~tr & terminal & ~defer, sp, r, db, dbn, opt, snew)
     if defer.any():
         d = np.flatnonzero(defer)
         for i, p in zip(d, e.policies(list(d))): self.pi[i] = p
-        _lockstep_starts(self.ms, d, snew)
+        _lockstep_starts(self.arrays, d, snew)
     learn = np.flatnonzero(tr)
     if len(learn):
         li, nxt = learn.tolist(), self.rows(sp, self.h + 1)   # an episode's last step: -1, the zero observation
         e.learn(li, obs if len(li) == N else e.pad(li, now[learn]), a[learn], r[learn].astype(np.float32), e.pad(li, nxt[learn]), terminal[learn])
         for i in learn[terminal[learn]]: e.run(int(i)).episode_end_update()
-        _lockstep_starts(self.ms, learn[terminal[learn]], snew)
+        _lockstep_starts(self.arrays, learn[terminal[learn]], snew)
     if log: self._evaluate(range(N), t, sp, self.s0, clock())
     if not self.episodic and self.log_every > 0 and t % self.log_every == 0: self._read_behaviour(range(N), t)
     self.since += 1; self.cr += r; self.cb += db; self.cbn += dbn; self.crl += opt - r

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_linear', 'stacked_mlp', 'stacked_forward', 'StackedAdam',
            'LockstepEngine', 'check_device', 'pad', 'tables', 'uniforms', 'policies', 'row_observer', 'masked_greedy',
-           'sample_masked', 'LockstepRun', 'reachable_rows', 'play_lockstep']
+           'sample_masked', 'LockstepRun', 'reachable_rows', 'batch_clock', 'play_lockstep']
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #b5efb425
 import time
@@ -376,16 +376,22 @@ class _StartRows:
         if s0 not in self._rows: self._rows[s0] = reachable_rows(self.ptr, self.nxt, self.prob, self.S, self.A, self.H, int(s0))
         return self._rows[s0]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #fe9861ce
+# %% ../../nbs/05v_agent.lockstep.ipynb #ac8bce9c
+def batch_clock(engine:LockstepEngine, # the runs' agents
+                loops:list # per run, its loop's keyword arguments
+               )->tuple:
+    "`(N, clock)`: the batch's number of runs (checked against the engine's) and a clock of a run's share of the batch's time from now on (the batch's seconds over `N`)."
+    N = len(loops)
+    if N != engine.N: raise ValueError(f"loops: {N} given for an engine of {engine.N} runs")
+    t0 = time.perf_counter()
+    return N, lambda: (time.perf_counter() - t0) / N
+
 def play_lockstep(engine:LockstepEngine, # the runs' agents
                   loops:list, # per run, the keyword arguments of `python_loop_steps` (without `agent`, `t_start`, `clock`)
                   seed:int=None # seed of numba's stream for the batch (default: the first run's `seed`)
                  )->list:
     "Play every run of `engine` in lockstep; return each run's number of log rows (its `out` and `raw` are filled as `play` fills them)."
-    N = len(loops)
-    if N != engine.N: raise ValueError(f"loops: {N} given for an engine of {engine.N} runs")
-    t0 = time.perf_counter()
-    clock = lambda: (time.perf_counter() - t0) / N   # a run's share of the batch's time
+    N, clock = batch_clock(engine, loops)
     reach = [_StartRows(kw['m'], engine.table_prefix[i]) if kw['m'][9] > 0 else None for i, kw in enumerate(loops)]   # episodic runs: what a start reaches
     gens = [python_loop_steps(engine.run(i), t_start=0.0, clock=clock, **kw) for i, kw in enumerate(loops)]
     reqs = [next(g) for g in gens]

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['lockstep_engine_class', 'LockstepLoop', 'play_batched', 'engine_state', 'set_engine_state']
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #d71f9002
+# %% ../../nbs/06f_experiment.lockstep.ipynb #7ebb49f0
 import importlib
 from collections import namedtuple
 import numpy as np
@@ -16,7 +16,6 @@ from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, 
 from ..mdp.base import _sample_start, _sample_step
 from ..utils import seed_numba
 from ..config import kernel
-import time
 
 # %% ../../nbs/06f_experiment.lockstep.ipynb #833eaa1c
 _ENGINES = (('colosseum_nb.agent.lockstep_dqn', 'LockstepBootDQN'), ('colosseum_nb.agent.lockstep_dqn', 'LockstepDQN'),
@@ -245,16 +244,14 @@ def _step(self:_Batch, t:int, clock):
         ended = np.flatnonzero(terminal); self.s0[ended] = self.s[ended]
         self._read_behaviour(ended, t)
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #942a7749
+# %% ../../nbs/06f_experiment.lockstep.ipynb #6f2a7b09
 def play_batched(engine, # a `LockstepEngine`
                  loops:list, # per run, the keyword arguments of `python_loop_steps`, its observations the rows of the engine's table
                  seed:int=None # seed of numba's stream for the batch (default: the first run's `seed`)
                 )->list:
     "Play every run of `engine` as `play_lockstep` does, the runs' loops as one; each run's number of log rows (`out` and `raw` filled), or `None` where the runs do not fit (different horizons or kernels, a recorded trajectory)."
-    N = len(loops)
-    if N != engine.N: raise ValueError(f"loops: {N} given for an engine of {engine.N} runs")
-    t0 = time.perf_counter()
-    clock = lambda: (time.perf_counter() - t0) / N   # a run's share of the batch's time
+    from colosseum_nb.agent.lockstep import batch_clock   # torch: only where deep runs are played
+    N, clock = batch_clock(engine, loops)
     b = _Batch(engine, loops)
     if not b.usable(): return None
     b._start(int(loops[0].get('seed', 0) if seed is None else seed))

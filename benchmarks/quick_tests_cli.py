@@ -14,9 +14,10 @@ without it the caches of the package as it is are used (run it once before to ti
 
 `--emission-map MAP --agents NAME ...` runs the non-tabular quick tests instead (Colosseum's quick tests seen through the
 map, e.g. `--emission-map StateInfo --agents DQNContinuous ... ActorCriticRNNEpisodic`, every deep agent); the runs the
-quick tests' time budget cut (30 s per continuous run, 45 s per episodic one) are counted per agent.
+quick tests' time budget cut (30 s per continuous run, 45 s per episodic one) are counted per agent, with the mean
+share of its steps a cut run learnt in (`cut_runs_learnt`). `--device cuda` plays the deep agents' batches on a GPU.
 
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep] [--cold] [--emission-map MAP --agents NAME ...]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/quick_tests_cli.py [--cores N] [--keep] [--cold] [--emission-map MAP --agents NAME ...] [--device cpu|cuda]
 """
 import os, sys, time, shutil, tempfile, subprocess, argparse, importlib.util
 from pathlib import Path
@@ -38,15 +39,20 @@ def cli(args, cwd, extra_env=None):
     return time.perf_counter() - t0, r
 
 def run_seconds(results):
-    "Seconds of every run from its log (last step / steps per second), per agent."
+    "Seconds of every run from its log (last step / steps per second), per agent; the runs cut by their time budget, and the share of its steps a cut run learnt in."
+    from colosseum_nb.experiment.logs import time_exceeded_runs
     rows = []
-    for p in Path(results).glob('*/logs/*/seed*_logs.csv'):
-        last = pd.read_csv(p).iloc[-1]
-        cut = (p.parent / p.name.replace('_logs.csv', '_time_exceeded.txt')).exists()
-        rows.append(dict(agent=p.parent.name.split('____')[1].split('-')[1], cut=cut,
-                         seconds=last.steps / last.steps_per_second if last.steps_per_second > 0 else float('nan')))
+    for bench in Path(results).iterdir():
+        cuts = time_exceeded_runs(bench) if (bench / 'logs').is_dir() else {}
+        for p in bench.glob('logs/*/seed*_logs.csv'):
+            last, seed = pd.read_csv(p).iloc[-1], int(p.name[len('seed'):-len('_logs.csv')])
+            steps, cut = last.steps + 1, cuts.get((p.parent.name, seed))
+            rows.append(dict(agent=p.parent.name.split('____')[1].split('-')[1], cut=cut is not None,
+                             learnt=(cut + 1) / steps if cut is not None else float('nan'),
+                             seconds=last.steps / last.steps_per_second if last.steps_per_second > 0 else float('nan')))
     df = pd.DataFrame(rows)
-    return df.groupby('agent').agg(runs=('seconds', 'count'), run_seconds=('seconds', 'sum'), slowest_run=('seconds', 'max'), cut_by_budget=('cut', 'sum'))
+    return df.groupby('agent').agg(runs=('seconds', 'count'), run_seconds=('seconds', 'sum'), slowest_run=('seconds', 'max'), cut_by_budget=('cut', 'sum'),
+                                   cut_runs_learnt=('learnt', 'mean'))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -55,11 +61,13 @@ def main():
     ap.add_argument('--cold', action='store_true', help="a copy of the package without numba's caches, as on a fresh install")
     ap.add_argument('--emission-map', help='run the non-tabular quick tests through this emission map (with --agents)')
     ap.add_argument('--agents', nargs='+', help='the agents to run (default: every built-in agent)')
+    ap.add_argument('--device', help="the deep agents' device (`colosseum_nb run --device`: cpu, cuda)")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix='quick_tests_'))
-    extra = (['--cores', str(a.cores)] if a.cores else []) + (['--emission-map', a.emission_map] if a.emission_map else []) + (['--agents', *a.agents] if a.agents else [])
+    extra = (['--cores', str(a.cores)] if a.cores else []) + (['--emission-map', a.emission_map] if a.emission_map else []) + (['--agents', *a.agents] if a.agents else []) + (['--device', a.device] if a.device else [])
     what = f"agents {' '.join(a.agents)}" if a.agents else 'every built-in agent'
     if a.emission_map: what += f", emission map {a.emission_map}"
+    if a.device: what += f", device {a.device}"
     try:
         env = cold_package(work) if a.cold else None
         load0 = os.getloadavg()[0]

@@ -116,7 +116,7 @@ def _lockstep_starts(f, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
     for i in idx: snew[i] = _run_start(f, i)
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #7a9d1fff
+# %% ../../nbs/06f_experiment.lockstep.ipynb #3701e724
 def _ragged(arrays:list)->tuple:
     "`arrays` concatenated along their first axis, and where each starts (`(n + 1,)` offsets)."
     off = np.zeros(len(arrays) + 1, np.int64); off[1:] = np.cumsum([len(x) for x in arrays])
@@ -129,12 +129,14 @@ def _runs_arrays(ms:list)->_RunsArrays:
     return _RunsArrays(ptr, po, nxt, cat(2), cat(3), cat(4), ko, np.array([m[5] for m in ms], float), np.array([m[6] for m in ms], float),
                        starts, cat(8), so)
 
-def _runs_values(wss:list, episodic:bool)->_RunsValues:
-    "The step regret's values of the runs' workspaces (`_workspace`'s tuples) as one `_RunsValues`."
+def _runs_values(wss:list, # the runs' regret workspaces (`_workspace`'s tuples)
+                 H:np.ndarray # the runs' horizons (0: continuous runs)
+                )->_RunsValues:
+    "The step regret's values of the runs' workspaces as one `_RunsValues`."
     bw, off = _ragged([ws[11] for ws in wss])
-    if episodic: top, bottom = np.concatenate([ws[9] for ws in wss]), np.concatenate([ws[10] for ws in wss])
+    if H[0] > 0: top, bottom = np.concatenate([ws[9] for ws in wss]), np.concatenate([ws[10] for ws in wss])
     else: top, bottom = np.repeat([ws[4][0] for ws in wss], np.diff(off)), np.repeat([ws[4][1] for ws in wss], np.diff(off))
-    return _RunsValues(np.asarray(top, float), np.asarray(bottom, float), bw, off, np.array([ws[5].shape[1] if episodic else 0 for ws in wss], np.int64))
+    return _RunsValues(np.asarray(top, float), np.asarray(bottom, float), bw, off, H)
 
 class _Batch:
     "The per-run state of `play_batched`, by name (arrays over the runs)."
@@ -145,9 +147,9 @@ class _Batch:
         self.regret_fn, self.bregret, _ = kw['kernels']
         self.steps = _episodic_steps if kw['kernels'] is EPISODIC_REGRET else _continuous_steps if kw['kernels'] is CONTINUOUS_REGRET else None
         self.T, self.log_every, self.episodic = kw['T'], kw['log_every'], kw['m'][9] > 0
-        self.arrays, self.values = _runs_arrays([k['m'] for k in loops]), _runs_values([k['rws'] for k in loops], kw['m'][9] > 0)
         self.A = np.array([k['pi_shape'][-1] for k in loops], np.int64)
         self.H = np.array([k['m'][9] for k in loops], np.int64)
+        self.arrays, self.values = _runs_arrays([k['m'] for k in loops]), _runs_values([k['rws'] for k in loops], self.H)
         self.S = np.array([p[-1] for p in engine.table_prefix], np.int64)
         self.max_time = np.array([k['max_time'] for k in loops], float); self.opt_tol = np.array([k['opt_tol'] for k in loops])
         self.reach = [_StartRows(k['m'], engine.table_prefix[i]) if self.episodic else None for i, k in enumerate(loops)]

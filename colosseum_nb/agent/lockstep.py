@@ -52,8 +52,12 @@ def counter_uniforms(keys:np.ndarray, # (N,) uint64 run keys
     _uniforms(keys, counters, idx, int(k), out)
     return out
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #9eaecd2b
+# %% ../../nbs/05v_agent.lockstep.ipynb #8373c890
 _NARROW = 8   # layers with at most this many outputs are computed transposed
+
+def _narrow(W)->bool:
+    "Whether a layer of weights `W` `(N, n, m)` is computed transposed: at most `_NARROW` outputs, fewer than its inputs."
+    return W.shape[2] <= _NARROW and W.shape[1] > W.shape[2]
 
 def _transposed(x, W, b):
     "`b + x @ W` computed as `(W^T x^T + b^T)^T`, contiguous."
@@ -77,11 +81,11 @@ def stacked_linear(x, # (N, B, n) inputs
                    b # (N, 1, m) biases
                   ):
     "`b + x @ W` for every member, `(N, B, m)`; a narrow layer (`m <= 8`, a head of actions or a value) computed transposed, as a CPU computes it faster."
-    if W.shape[2] > _NARROW or W.shape[1] <= W.shape[2]: return torch.baddbmm(b, x, W)
+    if not _narrow(W): return torch.baddbmm(b, x, W)
     if torch.is_grad_enabled() and (x.requires_grad or W.requires_grad or b.requires_grad): return _NarrowLinear.apply(x, W, b)
     return _transposed(x, W, b)
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #913eccf7
+# %% ../../nbs/05v_agent.lockstep.ipynb #f1295d5e
 def stacked_mlp(seeds, # one seed per member
                 n_in, # each member's input size (its fan-in)
                 sizes:list, # output sizes of the layers (the last may be wider than a member uses: zero-padded)
@@ -103,18 +107,49 @@ def stacked_mlp(seeds, # one seed per member
             W[i, :fan_in, :cols] = w.T
     return [p for layer in params for p in layer]
 
+# %% ../../nbs/05v_agent.lockstep.ipynb #ca4e0f91
+def _mlp_layers(params:list, x, activate_final:bool=False)->list:
+    "Every layer's output of the stacked MLP on `x` (after its ReLU), computed without a graph."
+    L, hs = len(params) // 2, []
+    for l in range(L):
+        x = stacked_linear(x, params[2 * l], params[2 * l + 1])
+        if l < L - 1 or activate_final: x = x.relu_()   # in place: the product's output is not needed by its backward
+        hs.append(x)
+    return hs
+
+# %% ../../nbs/05v_agent.lockstep.ipynb #eeb838fa
+class _StackedMLP(torch.autograd.Function):
+    "The stacked MLP as one node of the graph: its backward takes every layer's gradients in one call, with the products and ReLU masks autograd would use layer by layer."
+    @staticmethod
+    def forward(ctx, x, activate_final, *params):
+        hs = _mlp_layers(params, x, activate_final)
+        ctx.activate_final, ctx.L = activate_final, len(params) // 2
+        ctx.save_for_backward(x, *params, *(hs if activate_final else hs[:-1]))
+        return hs[-1]
+
+    @staticmethod
+    def backward(ctx, g):
+        x, *rest = ctx.saved_tensors; L, need = ctx.L, ctx.needs_input_grad
+        params, hs, grads = rest[:2 * L], rest[2 * L:], [None] * (2 * L)
+        if ctx.activate_final: g = torch.ops.aten.threshold_backward(g, hs[L - 1], 0)
+        for l in reversed(range(L)):
+            W, inp = params[2 * l], x if l == 0 else hs[l - 1]
+            if need[2 + 2 * l]: grads[2 * l] = torch.bmm(g.transpose(1, 2), inp).transpose(1, 2) if _narrow(W) else torch.bmm(inp.transpose(1, 2), g)
+            if need[3 + 2 * l]: grads[2 * l + 1] = g.sum(1, keepdim=True)
+            if l > 0 or need[0]: g = torch.bmm(g, W.transpose(1, 2))
+            if l > 0: g = torch.ops.aten.threshold_backward(g, hs[l - 1], 0)
+        return (g if need[0] else None, None, *grads)
+
+# %% ../../nbs/05v_agent.lockstep.ipynb #d2d2bb87
 def stacked_forward(params:list, # `[W_1, b_1, ...]`, each `(N, ., .)`
                     x, # (N, B, n_0) inputs
                     activate_final:bool=False # a ReLU after the last layer too
                    ):
-    "The stacked MLP on `x`: `(N, B, n_L)`."
-    L = len(params) // 2
-    for l in range(L):
-        x = stacked_linear(x, params[2 * l], params[2 * l + 1])
-        if l < L - 1 or activate_final: x = x.relu_()   # in place: the product's output is not needed by its backward
-    return x
+    "The stacked MLP on `x`: `(N, B, n_L)` (where a gradient is wanted, one node of the graph for the whole MLP)."
+    if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)): return _StackedMLP.apply(x, activate_final, *params)
+    return _mlp_layers(params, x, activate_final)[-1]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #435e906e
+# %% ../../nbs/05v_agent.lockstep.ipynb #890e25df
 class StackedAdam:
     "Adam on stacked parameters `(N, ...)`, stepping only the runs marked active (each with its own step count)."
     def __init__(self, params:list, # stacked leaf tensors with `requires_grad`
@@ -149,12 +184,12 @@ class StackedAdam:
         "One call of torch's fused Adam kernel on the runs `rows` (every run: in place; some: on their gathered rows, scattered back)."
         ps = [i for i, p in enumerate(self.params) if p.grad is not None]
         if rows is None: step = float(self.t[0]); self.t += 1
-        if getattr(self, '_steps', None) is None or len(self._steps) != len(ps): self._steps = [torch.zeros((), device=self.params[0].device) for _ in ps]
-        steps = [t.fill_(step) for t in self._steps]
+        if getattr(self, '_count', None) is None: self._count = torch.zeros((), device=self.params[0].device)
+        self._count.fill_(step + 1)   # the count after this step: torch's Adam adds 1 to it before its kernel
         if rows is None: P, G, M, V = ([self.params[i] for i in ps], [self.params[i].grad for i in ps], [self.m[i] for i in ps], [self.v[i] for i in ps])
         else: P, G, M, V = ([self.params[i].data[rows].clone() for i in ps], [self.params[i].grad[rows] for i in ps], [self.m[i][rows] for i in ps], [self.v[i][rows] for i in ps])
-        torch.optim._functional.adam(P, G, M, V, [], steps, fused=True, amsgrad=False, beta1=self.b1, beta2=self.b2, lr=self.lr, weight_decay=0.0,
-                                     eps=self.eps, maximize=False)
+        torch._fused_adam_(P, G, M, V, [], [self._count] * len(P), amsgrad=False, lr=self.lr, beta1=self.b1, beta2=self.b2, weight_decay=0.0,
+                           eps=self.eps, maximize=False, grad_scale=None, found_inf=None)   # the kernel `torch.optim.Adam(fused=True)` calls, without its per-call Python
         if rows is not None:
             for k, i in enumerate(ps): self.params[i].data[rows] = P[k]; self.m[i][rows] = M[k]; self.v[i][rows] = V[k]
 

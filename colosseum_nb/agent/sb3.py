@@ -56,7 +56,7 @@ def _swap_streams(owner):
             owner._streams = np.random.get_state(), torch.get_rng_state()
             np.random.set_state(saved[0]); torch.set_rng_state(saved[1])
 
-# %% ../../nbs/05u_agent.sb3.ipynb #1b376138
+# %% ../../nbs/05u_agent.sb3.ipynb #48d94115
 class SB3Agent(NonTabularAgent):
     "A Stable-Baselines3 algorithm (`DQN`, `A2C`, `PPO`, ...) driven step by step by the loop; `SB3AgentEpisodic` / `SB3AgentContinuous` fix the setting."
     def __init__(self, sb3_class, # the SB3 algorithm class (e.g. `stable_baselines3.PPO`) or its name ('DQN', 'A2C', 'PPO')
@@ -74,6 +74,8 @@ class SB3Agent(NonTabularAgent):
         self.off_policy = isinstance(self.model, sb3.common.off_policy_algorithm.OffPolicyAlgorithm)
         if self.off_policy and not hasattr(self.model, 'q_net'): raise ValueError(f"sb3_class={cls.__name__}: off-policy algorithms other than DQN are not supported")
         if self.off_policy and self.model.train_freq.unit.value != 'step': raise ValueError("train_freq: only a frequency counted in steps is supported")
+        if sb3_kwargs.get('tensorboard_log') is None:   # SB3's default logger makes an empty folder in the temp directory per model; the loop never dumps SB3's logs
+            self.model.set_logger(sb3.common.logger.Logger(folder=None, output_formats=[]))
         self.model._setup_learn(self.total)   # logger, counters, buffers' state, as `learn` does
         self.model.policy.set_training_mode(False)
         self.policy_kind = 'greedy' if self.off_policy else 'probs'

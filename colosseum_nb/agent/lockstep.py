@@ -52,12 +52,16 @@ def counter_uniforms(keys:np.ndarray, # (N,) uint64 run keys
     _uniforms(keys, counters, idx, int(k), out)
     return out
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #8373c890
+# %% ../../nbs/05v_agent.lockstep.ipynb #6a237c01
 _NARROW = 8   # layers with at most this many outputs are computed transposed
 
 def _narrow(W)->bool:
     "Whether a layer of weights `W` `(N, n, m)` is computed transposed: at most `_NARROW` outputs, fewer than its inputs."
     return W.shape[2] <= _NARROW and W.shape[1] > W.shape[2]
+
+def _weight_grad(x, g, narrow:bool):
+    "The gradient of the weights of `b + x @ W` from the output's gradient `g`: `x^T g`, taken as `(g^T x)^T` for a narrow layer."
+    return torch.bmm(g.transpose(1, 2), x).transpose(1, 2) if narrow else torch.bmm(x.transpose(1, 2), g)
 
 def _transposed(x, W, b):
     "`b + x @ W` computed as `(W^T x^T + b^T)^T`, contiguous."
@@ -73,7 +77,7 @@ class _NarrowLinear(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         x, W = ctx.saved_tensors; need = ctx.needs_input_grad
-        return (torch.bmm(g, W.transpose(1, 2)) if need[0] else None, torch.bmm(g.transpose(1, 2), x).transpose(1, 2) if need[1] else None,
+        return (torch.bmm(g, W.transpose(1, 2)) if need[0] else None, _weight_grad(x, g, True) if need[1] else None,
                 g.sum(1, keepdim=True) if need[2] else None)
 
 def stacked_linear(x, # (N, B, n) inputs
@@ -117,7 +121,7 @@ def _mlp_layers(params:list, x, activate_final:bool=False)->list:
         hs.append(x)
     return hs
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #eeb838fa
+# %% ../../nbs/05v_agent.lockstep.ipynb #4252cc7d
 class _StackedMLP(torch.autograd.Function):
     "The stacked MLP as one node of the graph: its backward takes every layer's gradients in one call, with the products and ReLU masks autograd would use layer by layer."
     @staticmethod
@@ -134,7 +138,7 @@ class _StackedMLP(torch.autograd.Function):
         if ctx.activate_final: g = torch.ops.aten.threshold_backward(g, hs[L - 1], 0)
         for l in reversed(range(L)):
             W, inp = params[2 * l], x if l == 0 else hs[l - 1]
-            if need[2 + 2 * l]: grads[2 * l] = torch.bmm(g.transpose(1, 2), inp).transpose(1, 2) if _narrow(W) else torch.bmm(inp.transpose(1, 2), g)
+            if need[2 + 2 * l]: grads[2 * l] = _weight_grad(inp, g, _narrow(W))
             if need[3 + 2 * l]: grads[2 * l + 1] = g.sum(1, keepdim=True)
             if l > 0 or need[0]: g = torch.bmm(g, W.transpose(1, 2))
             if l > 0: g = torch.ops.aten.threshold_backward(g, hs[l - 1], 0)

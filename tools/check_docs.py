@@ -12,9 +12,18 @@ Checks:
   must name a page or file that exists); from a notebook, `foo.ipynb`, `foo.html` or `foo.md` resolves when the notebook
   `foo.ipynb` exists (with or without its number prefix, as nbdev names pages);
 - README.md is what `python tools/make_readme.py` generates from nbs/index.ipynb;
-- the root `_quarto.yml`, where it exists, is the same as nbs/_quarto.yml; CITATION.cff's version is settings.ini's.
+- the root `_quarto.yml`, where it exists, is the same as nbs/_quarto.yml; CITATION.cff's version is settings.ini's;
+- no saved output of a notebook shows an absolute path of the machine that ran it (`/work/...`, `/tmp/...`, `/home/...`,
+  `C:\\...`, `file:///...`, a virtual environment's python or `site-packages`): print paths relative to a working folder;
+- every repository file a notebook cites in backticks (markdown cells, docstrings and comments), such as `tools/x.py`,
+  `benchmarks/foo.py` or `DEVELOPERS.md`, exists: a path whose first folder is a folder of the repository must resolve
+  from the repository root, the notebook's folder or `benchmarks/`; a bare name ending in .md or .ipynb must be the name
+  of a file of the repository (a bare `x.py` may be another project's file, and a path under another folder, such as
+  `logs/...` or `colosseum/...`, is a results folder or another repository: neither is checked; nor are tokens with
+  placeholders such as `<name>`, `{x}` or `*`);
+- no markdown cell reads as a work log (`this session`, `yesterday`, `I tried`, ...).
 """
-import json, posixpath, re, sys
+import json, os, posixpath, re, sys
 from pathlib import Path
 
 import yaml
@@ -189,6 +198,95 @@ def check_citation(problems):
     except Exception as e: return problems.append(f'CITATION.cff: not YAML ({e})')
     if v != make_readme.settings()['version']: problems.append(f"CITATION.cff: version {v}, settings.ini says {make_readme.settings()['version']}")
 
+# Absolute paths of a machine in saved outputs. A POSIX root folder that starts a path (not preceded by a word character,
+# `.`, `~`, `/` or `:`, so that `https://host/home/x`, `a/b` and `x/tmp/y` do not match), a Windows drive, a local file
+# URL, a virtual environment's python, or an installed package's folder. `#!/usr/bin/env` (a shebang) is not a machine path.
+_ABS_PATH = re.compile(
+    r'(?<![\w.~/:-])/(?:work|tmp|home|root|usr|opt|var|private|Users|mnt|srv|scratch|gpfs|nfs)(?![\w.-])(?!/bin/env\b)[^\s\'"<>)\]]*'
+    r'|(?<![\w])[A-Za-z]:\\\\?[\w.$-]+'
+    r'|file:///[^\s\'"<>]*'
+    r'|[\w./-]*\bvenv/bin/python[\w.]*'
+    r'|[\w./-]*site-packages/[^\s\'"<>]*')
+
+def abs_paths(text):
+    "The absolute paths of a machine that `text` shows."
+    return [m.group(0) for m in _ABS_PATH.finditer(text)]
+
+def _output_text(o):
+    "The text a saved output shows (stream, displayed or returned values as text, html, markdown or latex, tracebacks)."
+    parts = [o.get('text', '')]
+    for k, v in (o.get('data') or {}).items():
+        if k.startswith('text/') or k.endswith(('json', 'javascript')): parts.append(v if isinstance(v, str) else ''.join(v) if isinstance(v, list) else str(v))
+    parts += o.get('traceback', []) or []
+    return '\n'.join(p if isinstance(p, str) else ''.join(p) for p in parts)
+
+def check_output_paths(nbs, loaded, problems):
+    for nb in nbs:
+        for i, c in enumerate(loaded[nb]['cells']):
+            for o in c.get('outputs', []) or []:
+                for line in _output_text(o).split('\n'):
+                    hits = abs_paths(line)
+                    if hits:
+                        problems.append(f'nbs/{nb} cell {i}: output shows the machine path {hits[0]!r} in {line.strip()[:160]!r} '
+                                        '(print paths relative to a working folder)')
+                        break
+
+# Backticked file names: no spaces, a known extension; placeholders and wildcards are not citations of one file.
+_CITED = re.compile(r'`([^`\s]+\.(?:py|md|csv|ipynb|yml|yaml|sh|txt|gin))`')
+_PLACEHOLDER = re.compile(r'[<>{}*?$%\[\]|]|://')
+_BARE_CHECKED = ('.md', '.ipynb')   # documents of this repository; a bare `x.py` is often another project's file
+_SKIP_DIRS = {'.git', '.venv', '_docs', '_proc', '__pycache__', '.ipynb_checkpoints', '.nbsrc', '.pytest_cache', '.cache',
+              '_loop_cache', 'build', 'dist'}
+
+def repo_files():
+    "(top-level folders, base names of every file) of the repository, without virtual environments, caches and builds."
+    tops, names = set(), set()
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.endswith('.egg-info') and 'venv' not in d]
+        if Path(dirpath) == ROOT: tops = set(dirnames)
+        names.update(filenames)
+    return tops, names
+
+def _cell_citations(c):
+    "Backticked file names a cell cites: anywhere in a markdown cell; in a code cell, in its comments and strings."
+    src = ''.join(c['source'])
+    if c['cell_type'] == 'code': src = '\n'.join(l for l in src.split('\n') if '#' in l or '"' in l or "'" in l)
+    return [m.group(1) for m in _CITED.finditer(src)]
+
+def cited_missing(token, nb_dir, tops, names):
+    "None if the backticked `token`, cited by a notebook in `nb_dir`, is a file of the repository or not a citation of one; else a reason."
+    if _PLACEHOLDER.search(token): return None
+    t = token[2:] if token.startswith('./') else token
+    if '/' not in t:
+        if not t.endswith(_BARE_CHECKED) or t in names or (nb_dir/t).exists(): return None
+        return 'is not a file of the repository'
+    first = t.split('/')[0]
+    if first == '..':
+        return None if (nb_dir/t).exists() else 'does not resolve from the notebook\'s folder'
+    if first not in tops and not (nb_dir/first).is_dir(): return None   # a folder of something else (a results folder, Colosseum's repository)
+    for base in (ROOT, nb_dir, ROOT/'benchmarks'):
+        if (base/t).exists(): return None
+    return 'is not in the repository'
+
+def check_cited_files(nbs, loaded, problems):
+    tops, names = repo_files()
+    for nb in nbs:
+        nb_dir = (NBS/nb).parent
+        for i, c in enumerate(loaded[nb]['cells']):
+            if c['cell_type'] not in ('markdown', 'code'): continue
+            for t in dict.fromkeys(_cell_citations(c)):
+                why = cited_missing(t, nb_dir, tops, names)
+                if why: problems.append(f'nbs/{nb} cell {i}: cites `{t}`, which {why}')
+
+_WORK_LOG = re.compile(r'\bthis session\b|\bearlier session\b|\btoday\b|\byesterday\b|\bmy machine\b|\bI (?:tried|ran|measured)\b', re.I)
+
+def check_work_log(nbs, loaded, problems):
+    for nb in nbs:
+        for i, c in enumerate(loaded[nb]['cells']):
+            if c['cell_type'] != 'markdown': continue
+            m = _WORK_LOG.search(''.join(c['source']))
+            if m: problems.append(f'nbs/{nb} cell {i}: reads as a work log ({m.group(0)!r}); docs say what is, not what happened in a session')
+
 def main():
     problems = []
     nbs = notebooks()
@@ -199,8 +297,11 @@ def main():
     check_links(nbs, loaded, problems)
     check_readme(problems)
     check_citation(problems)
+    check_output_paths(nbs, loaded, problems)
+    check_cited_files(nbs, loaded, problems)
+    check_work_log(nbs, loaded, problems)
     for p in problems: print(p)
-    if not problems: print(f'docs check: {len(nbs)} notebooks, sidebar, titles, links and README all fine')
+    if not problems: print(f'docs check: {len(nbs)} notebooks, sidebar, titles, links, README, output paths and cited files all fine')
     return 1 if problems else 0
 
 if __name__ == '__main__': sys.exit(main())

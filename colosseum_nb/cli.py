@@ -217,44 +217,50 @@ def _run_pairs(args):
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
     return pairs
 
-# %% ../nbs/08_cli.ipynb #87574a63
+# %% ../nbs/08_cli.ipynb #eb09e2d9
 def _cell(m, sd, n, c):
     "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
     if pd.isna(m): return '-'
     return f"{m:.3f} ± {sd:.3f} ({int(n)}{f', {int(c)} cut*' if c else ''})"
 
-def _pair(bm, bsd, m, sd, n, c):
-    "'behaviour mean ± std [Colosseum's mean ± std] (seeds)' of one entry ('n/a' for a behaviour regret the logs do not have)."
-    if pd.isna(m): return '-'
-    head = 'n/a' if pd.isna(bm) else f"{bm:.3f} ± {bsd:.3f}"
-    return f"{head} [{m:.3f} ± {sd:.3f}] ({int(n)}{f', {int(c)} cut*' if c else ''})"
+def _pair(hm, hsd, om, osd, n, c):
+    "'headline mean ± std [other mean ± std] (seeds)' of one entry ('n/a' for an indicator the logs do not have)."
+    if pd.isna(hm): return '-'
+    other = 'n/a' if pd.isna(om) else f"{om:.3f} ± {osd:.3f}"
+    return f"{hm:.3f} ± {hsd:.3f} [{other}] ({int(n)}{f', {int(c)} cut*' if c else ''})"
 
-_BEHAVIOUR = 'behaviour_normalized_cumulative_regret'
+_REGRETS = {config.BEHAVIOUR_INDICATOR: "behaviour regret (of the policy the agent acts with)",
+            config.COLOSSEUM_INDICATOR: "Colosseum's normalized_cumulative_regret (of the policy the agent reports)"}
 
 def summary_table(folder # a benchmark's results folder
                  )->pd.DataFrame:
-    "Per MDP and agent (configuration): 'behaviour regret [Colosseum's regret] (seeds)', final normalised regrets per step as mean ± std over seeds, time-cut runs flagged '*', the average over MDPs and the best agent by the behaviour regret."
+    "Per MDP and agent (configuration): 'headline [other regret] (seeds)', final normalised regrets per step as mean ± std over seeds, time-cut runs flagged '*', the average over MDPs and the best agent by the headline indicator."
     if not log_files(folder): return pd.DataFrame()
-    df = load_results(folder, hardness=False, columns=['normalized_cumulative_regret', _BEHAVIOUR], max_rows=1)  # final rows only: memory stays small
-    t = results_summary_table(df)
-    b = results_summary_table(df, _BEHAVIOUR) if _BEHAVIOUR in df and df[_BEHAVIOUR].notna().any() else None
+    df = load_results(folder, hardness=False, columns=list(_REGRETS), max_rows=1)  # final rows only: memory stays small
+    with warnings.catch_warnings():  # the header says when the logs predate the behaviour regret
+        warnings.simplefilter('ignore', UserWarning)
+        head = config.resolve_indicator(None, lambda c: c in df and bool(df[c].notna().all()))
+    other = next(c for c in _REGRETS if c != head)
+    t = results_summary_table(df, head)
+    o = results_summary_table(df, other) if other in df and df[other].notna().any() else None
     agents = [a for a in dict.fromkeys(t.columns.get_level_values(0)) if a]
-    bcols = (lambda a, k: b[(a, k)]) if b is not None else (lambda a, k: pd.Series(float('nan'), index=t.index))
-    out = pd.DataFrame({a: [_pair(*v) for v in zip(bcols(a, 'mean'), bcols(a, 'std'), *(t[(a, k)] for k in ('mean', 'std', 'n_seeds', 'n_time_cut')))]
+    ocols = (lambda a, k: o[(a, k)].reindex(t.index)) if o is not None else (lambda a, k: pd.Series(float('nan'), index=t.index))
+    out = pd.DataFrame({a: [_pair(*v) for v in zip(t[(a, 'mean')], t[(a, 'std')], ocols(a, 'mean'), ocols(a, 'std'), t[(a, 'n_seeds')], t[(a, 'n_time_cut')])]
                         for a in agents}, index=list(t.index))
-    out['best'] = (b if b is not None else t)[('', 'best')].to_numpy()
-    out.attrs['headline'] = 'behaviour' if b is not None else 'colosseum'
+    out['best'] = t[('', 'best')].to_numpy()
     if all(a.startswith('prms_0-') for a in agents):  # one configuration per agent: its name suffices
         out = out.rename(columns=lambda c: c.removeprefix('prms_0-')).assign(best=out.best.str.removeprefix('prms_0-'))
-    out.attrs['n_time_cut'] = int(sum(t.loc[t.index != 'Average', (a, 'n_time_cut')].sum() for a in agents))
+    out.attrs.update(indicator=head, other=other, headline='behaviour' if head == config.BEHAVIOUR_INDICATOR else 'colosseum',
+                     predates=head != config.headline_indicator(),
+                     n_time_cut=int(sum(t.loc[t.index != 'Average', (a, 'n_time_cut')].sum() for a in agents)))
     return out
 
 def _print_summary(folders):
     for f in folders:
         t = summary_table(f)
-        head = ("behaviour regret (of the policy the agent acts with) [Colosseum's cumulative_regret (of the policy it reports)]"
-                if t.attrs.get('headline') == 'behaviour' else "Colosseum's cumulative_regret [the same] (these logs predate the behaviour regret)")
-        print(f"\n{Path(f).name}: final normalised regret / steps, mean ± std over seeds: {head} (completed seeds); best by the first")
+        head, other = t.attrs.get('indicator', config.headline_indicator()), t.attrs.get('other', config.COLOSSEUM_INDICATOR)
+        note = ' (these logs predate the behaviour regret)' if t.attrs.get('predates') else ''
+        print(f"\n{Path(f).name}: final normalised regret / steps, mean ± std over seeds: {_REGRETS[head]} [{_REGRETS[other]}]{note} (completed seeds); best by the first")
         with pd.option_context('display.width', 250, 'display.max_columns', 20, 'display.max_colwidth', 40): print(t.to_string() if len(t) else '(no results)')
         if t.attrs.get('n_time_cut'): print(f"* {t.attrs['n_time_cut']} runs were cut by the time budget: their agents stopped learning early")
         print(_settings_line(f))
@@ -346,7 +352,7 @@ def _run_main_job(pairs, args, client):
     if not args.no_analysis: _analyse_after_run(folders, client)
     return folders, total
 
-# %% ../nbs/08_cli.ipynb #42cff3ff
+# %% ../nbs/08_cli.ipynb #d86cc678
 def _add_hyperopt_parser(sub):
     h = sub.add_parser('hyperopt', help='hyperparameter search (step 1) and the selected configurations',
                        description='Sample agent configurations and MDPs, run them, and print the best configuration of each agent.')
@@ -379,20 +385,23 @@ def hyperopt_command(args)->int:
         total, root = time.perf_counter() - t0, config.get_hyperopt_folder()
         best = retrieve_best_agent_config_from_hp_folder(classes, use_latest=False)
         for c in classes:
-            print(f"\n{c.__name__}: {conf.n_samples_agents} configurations, score = mean final normalized_cumulative_regret (lower is better)")
-            print(hyperopt_scores(c).to_string())
+            scores = hyperopt_scores(c)
+            print(f"\n{c.__name__}: {conf.n_samples_agents} configurations, score = mean final {scores.attrs['indicator']} (lower is better)")
+            print(scores.to_string())
             print(f"selected:\n{best[c].strip()}")
         if args.save: print('\nsaved: ' + ', '.join(str(p) for p in save_best_agent_configs(best)))
     print(f"\n{len(insts)} runs in {total:.1f} s; results in: {root}")
     return 0
 
-# %% ../nbs/08_cli.ipynb #3e2d9f04
+# %% ../nbs/08_cli.ipynb #5496f79b
 def _add_analyse_parser(sub):
     a = sub.add_parser('analyse', help='tables (CSV, LaTeX) and figures (PNG, PDF) of a results folder',
                        description="Load a results folder and write Colosseum's tables, the indicator curves, the hardness-space plot and the aggregate statistics.")
     a.add_argument('folder', metavar='FOLDER', help='a benchmark results folder, a folder of several, or a hyperparameter-optimisation folder')
     a.add_argument('--out', metavar='DIR', help='where to write (default: FOLDER/analysis)')
     a.add_argument('--indicators', nargs='+', metavar='NAME', help='indicators of the tables and curves, any log column (default: normalised behaviour regret, normalised and plain cumulative regret, realised regret, cumulative reward, those the logs have)')
+    a.add_argument('--indicator', metavar='NAME', help="the normalised indicator of the aggregate statistics and the hardness-space plot (default: behaviour_normalized_cumulative_regret; normalized_cumulative_regret, Colosseum's, with --reference-compatible)")
+    a.add_argument('--reference-compatible', action='store_true', help="rank by Colosseum's indicator, as its papers do")
     a.add_argument('--no-hardness', action='store_true', help='skip the hardness measures and the hardness-space plot')
     a.add_argument('--reps', type=_positive(int), default=2000, metavar='N', help='bootstrap samples of the confidence intervals (default: %(default)s)')
     a.set_defaults(func=analyse_command)
@@ -400,7 +409,8 @@ def _add_analyse_parser(sub):
 def analyse_command(args)->int:
     "Write the tables and figures of a results folder."
     out = Path(args.out) if args.out else Path(args.folder) / 'analysis'
-    written = analyse(args.folder, out, indicators=args.indicators or None, hardness=not args.no_hardness, reps=args.reps)
+    with config.reference_compatible(True) if args.reference_compatible else contextlib.nullcontext():
+        written = analyse(args.folder, out, indicators=args.indicators or None, hardness=not args.no_hardness, reps=args.reps, indicator=args.indicator)
     print(f"{len(written)} files (tables: .csv, .tex; figures: .png, .pdf) in {out}")
     return 0
 

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #8e01b3d6
+# %% ../nbs/11_manager.ipynb #ff8a03f5
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -25,7 +25,7 @@ from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMN
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
 from .agent.base import Choice
-from .config import result_settings, use_settings, get_device, check_device_name
+from .config import result_settings, use_settings, get_device, check_device_name, headline_indicator, resolve_indicator, baseline_column
 from .experiment.lockstep import LockstepLoop, lockstep_engine_class, engine_state, set_engine_state
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
@@ -780,7 +780,7 @@ def _optuna_search(self:ExperimentManager, n_trials, timeout, n_fit, pruner_meth
     self.optuna_study.optimize(objective, n_trials=n_trials, timeout=timeout, n_jobs=n_optuna_workers)
     return [{**t.params, 'value': t.value, 'state': t.state.name} for t in self.optuna_study.trials]
 
-# %% ../nbs/11_manager.ipynb #97514d5e
+# %% ../nbs/11_manager.ipynb #93c43b61
 @patch
 def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of configurations tried
                          timeout:float=60, # stop starting trials after that many seconds (`None`: no limit)
@@ -792,7 +792,7 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
                          fit_fraction:float=1.0, # fraction of `fit_budget` between two pruning decisions, in (0, 1]
                          sampler_kwargs:dict=None, # optuna sampler arguments, or `n_points` (grid) / `seed` (random)
                          custom_eval_function=None, # agents -> float to maximise instead of minimising the regret
-                         indicator:str='normalized_cumulative_regret' # the regret minimised (its final value, mean over fits): any regret column of the logs
+                         indicator:str=None # the regret minimised (its final value, mean over fits): any regret column of the logs (default: `config.headline_indicator()`)
                         )->dict:
     "Search the agent's hyperparameters; set `init_kwargs` to the best ones and return them."
     n_trials, n_fit = _positive_int('n_trials', n_trials), _positive_int('n_fit', n_fit)
@@ -801,6 +801,7 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
     if not (isinstance(fit_fraction, numbers.Real) and 0 < fit_fraction <= 1): raise ValueError(f"fit_fraction={fit_fraction!r}: must be in (0, 1]")
     if self.fit_budget is None: raise ValueError("optimize_hyperparams needs the manager's fit_budget")
     step = max(1, int(round(self.fit_budget * fit_fraction)))
+    indicator = indicator or headline_indicator()
     if indicator not in LOG_COLUMNS or 'regret' not in indicator or indicator.startswith(('random_', 'worst_')):
         raise ValueError(f"indicator={indicator!r}: must be one of {[c for c in AGENT_INDICATORS if 'regret' in c]}")
     self._chunks = [step] * (self.fit_budget // step) + ([self.fit_budget % step] if self.fit_budget % step else [])
@@ -812,6 +813,7 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
     space = self.agent_class.get_hyperparameters_search_space()
     best = {k: (v.item() if hasattr(v, 'item') else v) if isinstance(space[k], Choice) else float(v) for k, v in done.loc[done.value.idxmin(), list(space)].items()}
     if custom_eval_function is not None: df['value'] = -df['value']
+    df.attrs['indicator'] = indicator if custom_eval_function is None else 'custom_eval_function'
     self.hyperparams_trials, self.init_kwargs = df, best
     return dict(best)
 
@@ -847,15 +849,22 @@ def evaluate_agents(managers, # `ExperimentManager`s (fitted)
     if plot: df.plot.box(ylabel='evaluation', title='evaluate_agents')
     return df
 
-# %% ../nbs/11_manager.ipynb #4f032995
+# %% ../nbs/11_manager.ipynb #73ef3bb0
+def _headline(indicator, managers, what):
+    "`indicator`, else the headline indicator if every fit of `managers` logged it, else Colosseum's (with a warning)."
+    if indicator is not None: return indicator
+    data = [m.get_writer_data() for m in managers]
+    return resolve_indicator(None, lambda c: all(c in d and bool(d[c].notna().all()) for d in data), what)
+
 def plot_writer_data(managers, # `ExperimentManager`s (fitted), or their writer data
-                     tag:str='normalized_cumulative_regret', # the indicator to draw
+                     tag:str=None, # the indicator to draw (default: `config.headline_indicator()`, the behaviour regret)
                      ax=None, # a matplotlib axis (default: a new figure)
                      baselines:bool=True, # also draw the random and worst baselines of `tag` when they exist
                      level:float=0.95 # confidence level of the band over fits
                     ):
     "Mean of `tag` over each manager's fits against the steps, with a confidence band; the axis."
     managers = _check_managers(managers)
+    tag = _headline(tag, managers, 'plot_writer_data')
     if tag not in LOG_COLUMNS or tag == 'steps': raise ValueError(f"tag={tag!r}: must be one of {[c for c in LOG_COLUMNS if c != 'steps']}")
     ax = ax or plt.subplots(figsize=(6, 3.5))[1]
     for m in managers:
@@ -866,7 +875,7 @@ def plot_writer_data(managers, # `ExperimentManager`s (fitted), or their writer 
         ax.plot(mean.index, mean.values, label=f"{m.agent_name} ({int(n.max())} fits)")
         ax.fill_between(*(np.asarray(x, float) for x in (mean.index, mean - half, mean + half)), alpha=0.25)
     for b in (('random_', 'worst_') if baselines else ()):
-        if b + tag in LOG_COLUMNS: d = managers[0].get_writer_data().groupby('steps')[b + tag].mean(); ax.plot(d.index, d.values, '--', lw=1, label=b[:-1])
+        if (c := baseline_column(b[:-1], tag)) in LOG_COLUMNS: d = managers[0].get_writer_data().groupby('steps')[c].mean(); ax.plot(d.index, d.values, '--', lw=1, label=b[:-1])
     ax.set_xlabel('steps'); ax.set_ylabel(tag); ax.legend(fontsize=8)
     return ax
 
@@ -884,9 +893,9 @@ def _samples(m, metric):
     if metric not in LOG_COLUMNS: raise ValueError(f"metric={metric!r}: must be 'eval' or an indicator of {list(LOG_COLUMNS)}")
     return m.get_writer_data().groupby('fit')[metric].last().to_numpy()
 
-# %% ../nbs/11_manager.ipynb #74392ecf
+# %% ../nbs/11_manager.ipynb #9857c1ac
 def compare_agents(managers, # two or more fitted `ExperimentManager`s
-                   metric:str='normalized_cumulative_regret', # an indicator (its final value per fit) or 'eval' (exact evaluation per fit)
+                   metric:str=None, # an indicator (its final value per fit) or 'eval' (exact evaluation per fit); default: `config.headline_indicator()`
                    method:str='mannwhitney', # 'mannwhitney' (Mann-Whitney U) or 'welch' (Welch's t-test), two-sided
                    alpha:float=0.05 # family-wise error rate (Holm's correction over the pairs)
                   )->pd.DataFrame:
@@ -895,6 +904,7 @@ def compare_agents(managers, # two or more fitted `ExperimentManager`s
     if len(managers) < 2: raise ValueError("compare_agents needs at least two managers")
     if method not in ('mannwhitney', 'welch'): raise ValueError(f"method={method!r}: must be 'mannwhitney' or 'welch'")
     if not 0 < alpha < 1: raise ValueError(f"alpha={alpha!r}: must be in (0, 1)")
+    metric = _headline(metric, managers, 'compare_agents')
     s = {m.agent_name: _samples(m, metric) for m in managers}
     rows = []
     for a, b in itertools.combinations(s, 2):

@@ -52,7 +52,7 @@ def test_summary_table_of_real_runs(real_results):
     root, _, _ = real_results
     df = load_results(root)
     t = summary_table(df, 'normalized_cumulative_regret')
-    fv = final_values(df)
+    fv = final_values(df, 'normalized_cumulative_regret')
     for mdp in ('prms_0-DeepSeaEpisodic', 'prms_0-RiverSwimEpisodic'):
         v = fv[(fv.mdp == mdp) & (fv.agent == 'prms_0-QLearningEpisodic')].value
         assert t.loc[mdp, ('prms_0-QLearningEpisodic', 'mean')] == pytest.approx(v.mean())
@@ -192,3 +192,57 @@ def test_cli_analyse(tmp_path, capsys):
     assert not (tmp_path / 'out' / 'benchmark_episodic_quick_test' / 'hardness_space.png').exists()
     assert main(['analyse', str(tmp_path / 'missing')]) == 2
     assert 'no such results folder' in capsys.readouterr().err
+
+
+def _final_scores_from_logs(bench, indicator):
+    "agent -> (seeds, MDPs) array of `1 - ` the final per-step `indicator` of each run, read straight from the logs, and the MDPs in order."
+    runs = {}
+    for d in sorted((bench / 'logs').iterdir()):
+        mdp, agent = d.name.split('____')
+        for f in d.glob('seed*_logs.csv'):
+            last = pd.read_csv(f).iloc[-1]
+            runs.setdefault(agent, {}).setdefault(mdp, {})[int(f.name[4:-9])] = 1 - last[indicator] / (last.steps + 1)
+    mdps = sorted({m for r in runs.values() for m in r})
+    return {a: np.array([[r[m][s] for m in mdps] for s in sorted(r[mdps[0]])]) for a, r in runs.items()}, mdps
+
+
+def test_run_analysis_ranks_by_the_behaviour_regret(tmp_path, capsys):
+    "`colosseum_nb run` on two continuous quick-test MDPs, two agents, two seeds: the aggregate statistics it writes are those of the behaviour regret, recomputed here from the logs; in reference-compatible mode (`analyse`) Colosseum's indicator's."
+    from colosseum_nb.cli import main
+    from colosseum_nb import config
+    bench = tmp_path / 'quick'
+    (bench / 'mdp_configs').mkdir(parents=True)
+    for c in ('RiverSwimContinuous', 'DeepSeaContinuous'):
+        shutil.copy(ColosseumDefaultBenchmark.CONTINUOUS_QUICK_TEST.mdp_configs_folder / f'{c}.gin', bench / 'mdp_configs')
+    assert main(['run', '--benchmark', str(bench), '--results', str(tmp_path / 'res'), '--steps', '600', '--seeds', '2', '--log-every', '100',
+                 '--cores', '1', '--no-progress', '--agents', 'QLearningContinuous', 'PSRLContinuous']) == 0
+    out = capsys.readouterr().out
+    am = pd.read_csv(tmp_path / 'res' / 'analysis' / 'quick' / 'aggregate_metrics.csv')
+    assert set(am.indicator) == {'behaviour_normalized_cumulative_regret'}
+    scores, mdps = _final_scores_from_logs(tmp_path / 'res' / 'quick', 'behaviour_normalized_cumulative_regret')
+    assert set(am.agent) == set(scores) and set(am.n_tasks) == {len(mdps)} == {2}
+    for a, x in scores.items():
+        assert x.shape == (2, 2)
+        est = am[am.agent == a].set_index('metric').estimate
+        assert est['IQM'] == pytest.approx(scipy.stats.trim_mean(x.ravel(), 0.25))
+        assert est['Median'] == pytest.approx(np.median(x.mean(axis=0)))
+        assert est['Mean'] == pytest.approx(x.mean())
+        assert est['OptimalityGap'] == pytest.approx(1 - np.minimum(x, 1).mean())
+    pw = pd.read_csv(tmp_path / 'res' / 'analysis' / 'quick' / 'probability_of_improvement.csv')
+    assert set(pw.indicator) == {'behaviour_normalized_cumulative_regret'}
+    x, y = scores[pw.x.iloc[0]], scores[pw.y.iloc[0]]
+    poi = np.mean([((x[:, j, None] > y[None, :, j]) + 0.5 * (x[:, j, None] == y[None, :, j])).mean() for j in range(x.shape[1])])
+    assert pw.probability.iloc[0] == pytest.approx(poi)
+    # the printed summary leads with the behaviour regret and names the best agent by it
+    assert "mean ± std over seeds: behaviour regret (of the policy the agent acts with) [Colosseum's normalized_cumulative_regret" in out
+    means = {a.removeprefix('prms_0-'): 1 - scores[a].mean() for a in scores}
+    avg_best = [l for l in out.splitlines() if l.startswith('Average')][0].split()[-1]
+    assert avg_best == min(means, key=means.get)
+    # reference-compatible mode: Colosseum's indicator
+    with config.reference_compatible():
+        analyse(tmp_path / 'res' / 'quick', tmp_path / 'rc', reps=200, hardness=False)
+    rc = pd.read_csv(tmp_path / 'rc' / 'aggregate_metrics.csv')
+    assert set(rc.indicator) == {'normalized_cumulative_regret'}
+    colosseum, _ = _final_scores_from_logs(tmp_path / 'res' / 'quick', 'normalized_cumulative_regret')
+    for a, x in colosseum.items():
+        assert rc[(rc.agent == a) & (rc.metric == 'IQM')].estimate.iloc[0] == pytest.approx(scipy.stats.trim_mean(x.ravel(), 0.25))

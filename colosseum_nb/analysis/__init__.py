@@ -10,12 +10,13 @@ __all__ = ['DEFAULT_INDICATORS', 'metrics_to_latex', 'analyse', 'load_results', 
            'plot_performance_profiles', 'plot_probability_of_improvement', 'agent_colours', 'agent_labels',
            'paper_style']
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #f1460df5
+# %% ../../nbs/10c_analysis.__init__.ipynb #c04169b5
 import io, re, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from .. import config
 from ..utils import atomic_write
 from ..experiment.logs import log_files
 from .results import (load_results, load_benchmark, benchmark_folders, final_values, summary_table, table_to_latex, runs_table,
@@ -23,7 +24,7 @@ from .results import (load_results, load_benchmark, benchmark_folders, final_val
 from .statistics import (aggregate_metrics, performance_profile, probability_of_improvement, pairwise_improvement,
                                               scores_from_results)
 from .plots import (plot_indicator_curves, plot_indicator_grid, plot_hardness_space, plot_interval_estimates,
-                                         plot_performance_profiles, plot_probability_of_improvement, agent_colours, agent_labels, paper_style)
+                                         plot_performance_profiles, plot_probability_of_improvement, agent_colours, agent_labels, paper_style, score_name)
 _all_ = ['load_results', 'load_benchmark', 'benchmark_folders', 'final_values', 'summary_table', 'table_to_latex', 'runs_table', 'synthetic_results',
          'aggregate_metrics', 'performance_profile', 'probability_of_improvement', 'pairwise_improvement', 'scores_from_results',
          'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
@@ -46,7 +47,7 @@ def _write(data, path, written):
     "Write a table or a figure with `utils.atomic_write` and note its path."
     written.append(atomic_write(path, data))
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #78397ddf
+# %% ../../nbs/10c_analysis.__init__.ipynb #53545bb7
 def _tables(df, folder, indicators, written, colours=None):
     "Runs, final values and Colosseum's tables of one benchmark."
     _write(runs_table(df).to_csv(index=False), folder / 'runs.csv', written)
@@ -71,11 +72,10 @@ def metrics_to_latex(am:pd.DataFrame, # the result of `aggregate_metrics`
         g = g.set_index('metric')
         cells = [f"{g.loc[m, 'estimate']:.3f} [{g.loc[m, 'lower']:.3f}, {g.loc[m, 'upper']:.3f}]" for m in metrics]
         lines.append(str(a).replace('_', r'\_') + ' & ' + ' & '.join(cells) + f" & {int(g.n_runs.iloc[0])}" + r' \\')
-    cap = (f"Aggregate metrics of the score 1 - per-step normalised regret with {conf}\\% stratified-bootstrap intervals "
+    what = score_name(am['indicator'].iloc[0]) if 'indicator' in am else 'normalised score'
+    cap = (f"Aggregate metrics ({what}) with {conf}\\% stratified-bootstrap intervals "
            f"({am.attrs.get('reps', '?')} samples" + (f"; {n_tasks} MDPs" if n_tasks else '') + ")")
     return '\n'.join(lines + [r'\bottomrule', r'\end{tabular}', f'\\caption{{{cap}}}', r'\end{table}'])
-
-_SCORE = 'score = 1 - per-step normalised regret'
 
 def _common_tasks(fv):
     "The final values on the MDPs that every agent has runs on (None, with a warning, if there are none)."
@@ -84,28 +84,36 @@ def _common_tasks(fv):
         warnings.warn(f"aggregate statistics on the {len(common)} of {fv.mdp.nunique()} MDPs that every agent has runs on", RuntimeWarning)
     return fv[fv.mdp.astype(str).isin(common)] if common else None
 
-def _statistics(df, folder, reps, seed, written, colours=None):
-    "Aggregate statistics of the normalised regret (as scores) of one benchmark, on the MDPs every agent ran (a benchmark still running may lack some)."
-    fv = _common_tasks(final_values(df, 'normalized_cumulative_regret'))
+def _statistics(df, folder, reps, seed, written, colours=None, indicator=None):
+    "Aggregate statistics of `indicator` (default: the headline one) as scores of one benchmark, on the MDPs every agent ran (a benchmark still running may lack some)."
+    indicator = indicator or config.headline_indicator()
+    fv = _common_tasks(final_values(df, indicator))
     if fv is None: return
-    scores, tasks = scores_from_results(fv, 'normalized_cumulative_regret')
-    am = aggregate_metrics(scores, reps=reps, seed=seed)
+    scores, tasks = scores_from_results(fv, indicator)
+    am = aggregate_metrics(scores, reps=reps, seed=seed).assign(indicator=indicator)
     _write(am.to_csv(index=False), folder / 'aggregate_metrics.csv', written)
     _write(metrics_to_latex(am, len(tasks)), folder / 'aggregate_metrics.tex', written)
-    _save(plot_interval_estimates(am, _SCORE, colours), folder, 'aggregate_metrics', written)
+    _save(plot_interval_estimates(am, score_name(indicator), colours), folder, 'aggregate_metrics', written)
     taus = np.linspace(0, 1, 51)
-    ax = plot_performance_profiles(performance_profile(scores, taus, reps=reps, seed=seed), taus, scores, xlabel=r'score threshold $\tau$ (score = 1 - per-step normalised regret)', colours=colours)
+    ax = plot_performance_profiles(performance_profile(scores, taus, reps=reps, seed=seed), taus, scores, xlabel=r'score threshold $\tau$ (' + score_name(indicator) + ')', colours=colours)
     _save(ax.figure, folder, 'performance_profiles', written)
     if len(scores) > 1 and len({s.shape[1] for s in scores.values()}) == 1:
-        pw = pairwise_improvement(scores, reps=reps, seed=seed)
+        pw = pairwise_improvement(scores, reps=reps, seed=seed).assign(indicator=indicator)
         _write(pw.to_csv(index=False), folder / 'probability_of_improvement.csv', written)
-        _save(plot_probability_of_improvement(pw, colours=colours).figure, folder, 'probability_of_improvement', written)
+        _save(plot_probability_of_improvement(pw, colours=colours, title=score_name(indicator)).figure, folder, 'probability_of_improvement', written)
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #dfa406ac
-def _columns(indicators):
-    "The log columns an analysis of `indicators` reads: them, their baselines and the normalised regret of the statistics."
+# %% ../../nbs/10c_analysis.__init__.ipynb #a2d0fffb
+def _columns(indicators, indicator=None):
+    "The log columns an analysis of `indicators` reads: them, their baselines and the indicator of the statistics (the headline ones by default)."
     ind = list(DEFAULT_INDICATORS if indicators is None else indicators)
-    return ind + [f'{k}_{i}' for i in ind for k in ('optimal', 'worst', 'random')] + ['normalized_cumulative_regret']
+    stats = [indicator] if indicator is not None else [config.BEHAVIOUR_INDICATOR, config.COLOSSEUM_INDICATOR]
+    return list(dict.fromkeys(ind + [config.baseline_column(k, i) for i in ind for k in ('optimal', 'worst', 'random')] + stats))
+
+def _check_indicator(indicator):
+    "A normalised indicator for the statistics, whose per-step values lie in [0, 1], or a `ValueError`."
+    if indicator is not None and ('normalized' not in indicator or indicator.startswith(('optimal_', 'worst_', 'random_'))):
+        raise ValueError(f"indicator={indicator!r}: the aggregate statistics need an agent's normalised indicator, e.g. "
+                         f"{config.BEHAVIOUR_INDICATOR!r} (the default) or {config.COLOSSEUM_INDICATOR!r} (Colosseum's)")
 
 def _load(root, bench, hardness, columns, max_rows):
     "The tidy table of one benchmark, without hardness (and a warning) when the MDPs cannot be built."
@@ -123,26 +131,29 @@ def _benchmarks(root):
     if not found: raise ValueError(f"{root}: the logs/ folders hold no seed<k>_logs.csv files")
     return found
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #1cc44605
+# %% ../../nbs/10c_analysis.__init__.ipynb #b6981608
 def analyse(folder, # a results folder: a benchmark, several benchmarks, or a hyperparameter-optimisation folder
             out_dir=None, # where to write (default: `<folder>/analysis`)
             indicators=None, # the indicators of the tables and curves (default: those of `DEFAULT_INDICATORS` that the logs have)
             hardness:bool=True, # compute the MDPs' hardness (and the hardness-space plot)
             reps:int=2000, # bootstrap samples of the aggregate statistics
             seed:int=0, # seed of the bootstrap
-            curve_points:int=200 # rows kept per run for the curves, on a common step grid (final values are always exact)
+            curve_points:int=200, # rows kept per run for the curves, on a common step grid (final values are always exact)
+            indicator:str=None # the normalised indicator of the aggregate statistics and the hardness-space plot (default: `config.headline_indicator()`)
            )->list:
     "Write the tables (CSV, LaTeX) and figures (PNG, PDF, SVG) of a results folder, one benchmark in memory at a time; return the written paths."
+    _check_indicator(indicator)
     root = Path(folder).expanduser()
     out, written = Path(out_dir) if out_dir is not None else root / 'analysis', []
     for bench in _benchmarks(root):
-        df = _load(root, bench, hardness, _columns(indicators), curve_points)
+        df = _load(root, bench, hardness, _columns(indicators, indicator), curve_points)
         d = out if bench == root else out / _safe(df.benchmark.iloc[0]); d.mkdir(parents=True, exist_ok=True)
+        ind = config.resolve_indicator(indicator, lambda c: c in df and bool(df[c].notna().all()), str(df.benchmark.iloc[0]))
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', UserWarning)
             colours = agent_colours(df.agent)  # one colour per agent in every figure of the benchmark
             _tables(df, d, [i for i in DEFAULT_INDICATORS if i in df] if indicators is None else list(indicators), written, colours)
-            if 'diameter' in df: _save(plot_hardness_space(df), d, 'hardness_space', written)
-            _statistics(df, d, reps, seed, written, colours)
+            if 'diameter' in df: _save(plot_hardness_space(df, ind), d, 'hardness_space', written)
+            _statistics(df, d, reps, seed, written, colours, ind)
         del df
     return written

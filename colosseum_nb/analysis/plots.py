@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['PAPER_RC', 'OKABE_ITO', 'STEP_FORMATTER', 'paper_style', 'agent_colours', 'agent_labels', 'indicator_label',
-           'mean_curve', 'baselines_of', 'plot_indicator_curves', 'mdp_title', 'plot_indicator_grid',
+           'score_name', 'mean_curve', 'baselines_of', 'plot_indicator_curves', 'mdp_title', 'plot_indicator_grid',
            'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
            'plot_probability_of_improvement']
 
-# %% ../../nbs/10b_analysis.plots.ipynb #49b31659
+# %% ../../nbs/10b_analysis.plots.ipynb #d74c9129
 import contextlib
 import numpy as np
 import pandas as pd
@@ -16,6 +16,7 @@ import scipy.stats
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
+from .. import config
 from .results import final_values, lower_is_better
 
 # %% ../../nbs/10b_analysis.plots.ipynb #bf0a344d
@@ -44,18 +45,26 @@ def agent_labels(agents # agent names `<scope>-<AgentClass>`
     classes = [a.partition('-')[2] or a for a in names]
     return {a: c if len(set(classes)) == len(classes) else a for a, c in zip(names, classes)}
 
-# %% ../../nbs/10b_analysis.plots.ipynb #41c71f5e
+# %% ../../nbs/10b_analysis.plots.ipynb #9ce8ecc4
 def indicator_label(indicator:str, # a log column
                     per_step:bool=False # divided by the number of steps
                    )->str:
     "Axis label of an indicator with its unit."
     if indicator == 'steps_per_second': return 'steps per second'
     name = indicator.replace('_', ' ')
+    if indicator.startswith('behaviour_'): name = name.removeprefix('behaviour ').replace('regret', 'behaviour regret')
     if per_step: name = 'per-step ' + name.replace('cumulative ', '')
     if 'normalized' in indicator and 'regret' in indicator: unit = '0 optimal, 1 worst' if per_step else "steps of the worst policy's regret"
     elif 'normalized' in indicator: unit = '0 worst, 1 optimal' if per_step else "steps of the optimal-worst gap"
     else: unit = 'reward per step' if per_step else 'sum of rewards'
     return f'{name} ({unit})'
+
+def score_name(indicator:str # the indicator the scores come from (`scores_from_results`)
+              )->str:
+    "What the scores of an indicator are, for the axes of the aggregate statistics."
+    what = indicator_label(indicator, True).rsplit(' (', 1)[0]
+    if indicator == config.COLOSSEUM_INDICATOR: what += " (Colosseum's indicator: of the reported policy)"
+    return f'score = 1 - {what}' if 'normalized' in indicator and lower_is_better(indicator) else f'score = {what}'
 
 def _k(x, pos=None):
     "A step count as 0, 500, 100k, 1.5M."
@@ -74,14 +83,14 @@ def mean_curve(df:pd.DataFrame, # the rows of one MDP and one agent
     half = out['sem'].fillna(0) * scipy.stats.t.ppf((1 + confidence) / 2, np.maximum(out.n - 1, 1))
     return out.assign(lower=out['mean'] - half, upper=out['mean'] + half).drop(columns='sem')
 
-# %% ../../nbs/10b_analysis.plots.ipynb #4245e80c
+# %% ../../nbs/10b_analysis.plots.ipynb #feb41619
 _BASELINE_STYLE = dict(optimal=('#555555', '--'), worst=('#000000', (0, (1, 1))), random=('#999999', '-.'))
 
 def baselines_of(df:pd.DataFrame, # rows of one MDP
                  indicator:str # the agent's indicator
                 )->dict:
     "name -> Series (per step, mean over seeds) of the baselines of `indicator` in `df`."
-    out = {k: df.groupby('steps')[f'{k}_{indicator}'].mean() for k in _BASELINE_STYLE if f'{k}_{indicator}' in df}
+    out = {k: df.groupby('steps')[c].mean() for k in _BASELINE_STYLE if (c := config.baseline_column(k, indicator)) in df}
     if 'regret' in indicator and 'optimal' not in out: out['optimal'] = pd.Series(0.0, index=np.sort(df.steps.unique()))
     return out
 
@@ -163,11 +172,11 @@ def _grid_legend(fig, df, agents, colours, labels, baselines, ax0):
     if baselines: handles += [l for l in ax0.lines if l.get_label().endswith(' policy')]
     fig.legend(handles=handles, loc='outside lower center', ncols=min(len(handles), 4), frameon=False)
 
-# %% ../../nbs/10b_analysis.plots.ipynb #f61635c0
+# %% ../../nbs/10b_analysis.plots.ipynb #81d9a97b
 _HARDNESS_LABEL = dict(diameter='diameter (steps)', value_norm='environmental value norm', suboptimal_gaps='sum of reciprocal sub-optimality gaps')
 
 def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`load_results(hardness=True)`)
-                        indicator:str='normalized_cumulative_regret', # the indicator
+                        indicator:str=None, # the indicator (default: `config.headline_indicator()`, the behaviour regret)
                         divide_by_steps:bool=True, # per-step values
                         x:str='diameter', # hardness measure on the x axis
                         y:str='value_norm', # hardness measure on the y axis
@@ -176,7 +185,7 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
                        ):
     "Each MDP at its hardness, coloured by each agent's mean final indicator; one panel per agent; return the figure."
     if x not in df or y not in df: raise ValueError(f"the table has no {x!r}/{y!r} columns: load it with load_results(..., hardness=True)")
-    fv = final_values(df, indicator, divide_by_steps)
+    fv = final_values(df, indicator, divide_by_steps); indicator = fv.attrs['indicator']
     pts = fv.groupby(['agent', 'benchmark', 'mdp'], observed=True).agg(value=('value', 'mean'), n=('value', 'size'), hx=(x, 'first'), hy=(y, 'first')).reset_index()
     pts['agent'] = pts.agent.astype(object).astype(str)
     agents, labels = sorted(pts.agent.unique()), agent_labels(pts.agent)
@@ -226,7 +235,7 @@ def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metri
         fig.suptitle(f"{int(conf * 100)}% stratified-bootstrap intervals ({table.attrs.get('reps', '?')} samples; runs = seeds x MDPs)")
     return fig
 
-# %% ../../nbs/10b_analysis.plots.ipynb #ab4a328a
+# %% ../../nbs/10b_analysis.plots.ipynb #5b3fa5e6
 def plot_performance_profiles(profiles:dict, # the result of `performance_profile`
                               taus, # its thresholds
                               scores:dict=None, # the scores, to state the number of runs
@@ -247,7 +256,8 @@ def plot_performance_profiles(profiles:dict, # the result of `performance_profil
 
 def plot_probability_of_improvement(table:pd.DataFrame, # the result of `pairwise_improvement`
                                     ax=None, # matplotlib axes
-                                    colours:dict=None # agent -> colour (default: `agent_colours`)
+                                    colours:dict=None, # agent -> colour (default: `agent_colours`)
+                                    title:str=None # a title, e.g. the `score_name` of the scores compared
                                    ):
     "P(X > Y) with its interval for each pair, in X's colour; return the axes."
     names = list(table.x.astype(str)) + list(table.y.astype(str))
@@ -260,4 +270,5 @@ def plot_probability_of_improvement(table:pd.DataFrame, # the result of `pairwis
         ax.set_yticklabels([f'P({labels[str(r.x)]} > {labels[str(r.y)]})' for r in table.itertuples()])
         runs = sorted({int(n) for n in pd.concat([table.n_runs_x, table.n_runs_y])})
         ax.set_xlim(0, 1); ax.set_xlabel(f"probability of improvement ({'/'.join(map(str, runs))} runs per agent)")
+        if title: ax.set_title(title)
     return ax

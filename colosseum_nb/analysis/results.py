@@ -6,11 +6,12 @@
 __all__ = ['benchmark_folders', 'mdp_parameters', 'mdp_hardness', 'load_results', 'load_benchmark', 'synthetic_results',
            'final_values', 'lower_is_better', 'summary_table', 'table_to_latex', 'runs_table']
 
-# %% ../../nbs/10_analysis.results.ipynb #9f087fd0
+# %% ../../nbs/10_analysis.results.ipynb #0174825c
 import os, re, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
+from .. import config
 from ..experiment.experiment_instance import EXPERIMENT_SEPARATOR_PRMS
 from ..experiment.logs import parse_experiment_label, log_files, time_exceeded_runs, read_logs
 from ..experiment.agent_mdp_interaction import AGENT_INDICATORS, BASELINE_INDICATORS, LOG_COLUMNS, BEHAVIOUR_INDICATORS
@@ -157,12 +158,19 @@ def synthetic_results(root, # where to write (a `benchmark_episodic_quick_test` 
         f'last training step at (250) for somewhere/seed{seeds[-1]}_logs.csv\n')
     return bench
 
-# %% ../../nbs/10_analysis.results.ipynb #ad852bed
+# %% ../../nbs/10_analysis.results.ipynb #91ffe989
+def _indicator(df, indicator, what='the results'):
+    "`indicator`, else that of final values, else `config.resolve_indicator`'s: the headline indicator if every run of `df` has it."
+    if indicator is not None: return indicator
+    if 'value' in df and df.attrs.get('indicator'): return df.attrs['indicator']
+    return config.resolve_indicator(None, lambda c: c in df and bool(df[c].notna().all()), what)
+
 def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
-                 indicator:str='normalized_cumulative_regret', # the column to read
+                 indicator:str=None, # the column to read (default: `config.headline_indicator()`, Colosseum's where some run lacks it)
                  divide_by_steps:bool=True # divide by the number of steps (`last step + 1`)
                 )->pd.DataFrame:
     "One row per run: identifiers, time cut, hardness columns, the last step and the final `indicator` value (column `value`)."
+    indicator = _indicator(df, indicator)
     if indicator not in df:
         why = " (logs written before the behaviour indicators do not have it: delete them and resume to redo those runs)" if indicator in BEHAVIOUR_INDICATORS else ''
         raise ValueError(f"unknown indicator {indicator!r}{why}; the table has {', '.join(c for c in df.columns if c in LOG_COLUMNS)}")
@@ -170,20 +178,22 @@ def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
     last = df.loc[df.groupby(keys, observed=True)['steps'].idxmax()]
     out = last.drop(columns=[c for c in LOG_COLUMNS if c in last and c != 'steps']).reset_index(drop=True)
     out['value'] = last[indicator].to_numpy() / ((last.steps.to_numpy() + 1) if divide_by_steps else 1)
+    out.attrs['indicator'] = indicator
     return out
 
-# %% ../../nbs/10_analysis.results.ipynb #8dd7145e
+# %% ../../nbs/10_analysis.results.ipynb #6e101c5e
 def lower_is_better(indicator:str # a log column
                    )->bool:
     "Whether smaller values of `indicator` are better (regrets)."
     return 'regret' in indicator
 
 def summary_table(df:pd.DataFrame, # a tidy table (`load_results`) or final values (`final_values`)
-                  indicator:str='normalized_cumulative_regret', # the indicator
+                  indicator:str=None, # the indicator (default: that of the final values, else `config.headline_indicator()`)
                   divide_by_steps:bool=True, # per-step values (Colosseum's default)
                   ddof:int=0 # degrees of freedom of the standard deviation (numpy's 0, as Colosseum)
                  )->pd.DataFrame:
     "Mean and std over seeds of the final `indicator` per MDP (rows) and agent, with seed counts, best marks and an average row."
+    indicator = _indicator(df, indicator)
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, divide_by_steps)
     g = fv.groupby(['mdp', 'agent'], observed=True)
     t = pd.DataFrame(dict(mean=g.value.mean(), std=g.value.std(ddof=ddof), n_seeds=g.value.count(), n_time_cut=g.time_cut.sum()))

@@ -7,19 +7,20 @@ __all__ = ['METRICS', 'scores_from_results', 'iqm', 'median', 'mean', 'optimalit
            'stratified_bootstrap_samples', 'percentile_interval', 'aggregate_metrics', 'performance_profile',
            'probability_of_improvement', 'pairwise_improvement']
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #4ee0efcd
+# %% ../../nbs/10a_analysis.statistics.ipynb #cc606052
 import warnings
 import numpy as np
 import pandas as pd
 import scipy.stats
-from .results import final_values, lower_is_better
+from .results import final_values, lower_is_better, _indicator
 
-# %% ../../nbs/10a_analysis.statistics.ipynb #b8166162
+# %% ../../nbs/10a_analysis.statistics.ipynb #2131a543
 def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its `final_values`
-                        indicator:str='normalized_cumulative_regret', # the indicator
+                        indicator:str=None, # the indicator (default: that of the final values, else `config.headline_indicator()`)
                         normalized_score:bool=True # turn a normalised regret into the score `1 - per-step regret` (higher is better)
                        )->tuple:
     "(scores, tasks): `scores` maps each agent to a (runs, tasks) array of final values, seeds that some task lacks dropped."
+    indicator = _indicator(df, indicator)
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, True)
     task = fv['mdp'].astype(object).astype(str) if fv['benchmark'].nunique() == 1 else fv['benchmark'].astype(object).astype(str) + '/' + fv['mdp'].astype(object).astype(str)
     fv = fv.assign(task=task.to_numpy())

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardness_command', 'benchmarks_command',
-           'summary_table', 'run_command', 'hyperopt_command', 'analyse_command', 'instances_run_command',
-           'instances_sbatch_command', 'main']
+           'summary_table', 'run_command', 'import_modules', 'print_published_ranking', 'hyperopt_command',
+           'analyse_command', 'instances_run_command', 'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #98d9ada1
-import sys, time, argparse, contextlib, dataclasses, warnings
+# %% ../nbs/08_cli.ipynb #657e1e1e
+import sys, os, time, argparse, contextlib, dataclasses, importlib, warnings
 import distributed
 from dataclasses import asdict
 from pathlib import Path
@@ -30,6 +30,8 @@ from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyper
 from .analysis import analyse, DEFAULT_INDICATORS
 from .analysis.results import load_results, summary_table as results_summary_table
 from .experiment.logs import log_files
+from .analysis.published import published_benchmarks, compare_with_published, rank_agents, load_published
+from .utils import atomic_write
 
 # %% ../nbs/08_cli.ipynb #3be46fa2
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
@@ -101,7 +103,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #97d07b7b
+# %% ../nbs/08_cli.ipynb #b467c735
 DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
 
 def _positive(kind):
@@ -182,6 +184,10 @@ def _add_run_parser(sub):
     r.add_argument('--max-time', type=_positive(float), metavar='S', help="time budget of a run in seconds (default: the benchmark's)")
     r.add_argument('--log-every', type=_positive(int), metavar='N', help="steps between log rows (default: the benchmark's)")
     r.add_argument('--no-analysis', action='store_true', help="skip the analysis (tables and figures in analysis/<benchmark> of the results root)")
+    r.add_argument('--import-module', action='append', default=[], metavar='MODULE',
+                   help='a module defining your agent or MDP classes (registered when imported), imported first from the current folder or the import path (repeatable)')
+    r.add_argument('--compare-with', choices=('published',), metavar='published',
+                   help="rank the agents among the baselines' results shipped with the package, on each benchmark that is shipped")
     r.set_defaults(func=run_command)
 
 # %% ../nbs/08_cli.ipynb #0006c6b5
@@ -273,7 +279,7 @@ def _settings_line(folder)->str:
     rule = "agents stopped learning at Colosseum's optimality test" if st['stop_when_optimal'] else "agents learned throughout"
     return f"settings: {mode}, tolerance {st['tolerance']:g}, {rule}"
 
-# %% ../nbs/08_cli.ipynb #8a45fbf5
+# %% ../nbs/08_cli.ipynb #2a6b8ff3
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -338,6 +344,7 @@ def _settings(args):
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."
     with _settings(args), _roots(args.results, args.hyperopt_folder):
+        import_modules(args.import_module)
         pairs = _run_pairs(args)
         with _main_client(args, Path(config.get_experiments_folder()) / 'slurm_logs') as client: folders, total = _run_main_job(pairs, args, client)
     print(f"\n{len(folders)} benchmark(s) in {total:.1f} s; results in: {', '.join(str(f) for f in folders)}")
@@ -350,7 +357,40 @@ def _run_main_job(pairs, args, client):
     total = time.perf_counter() - t0
     _print_summary(folders)
     if not args.no_analysis: _analyse_after_run(folders, client)
+    if args.compare_with: print_published_ranking(folders)
     return folders, total
+
+# %% ../nbs/08_cli.ipynb #82ecc93c
+def import_modules(names:list # module names, e.g. ['my_agents']
+                  ):
+    "Import modules of custom classes, the current folder first on the import path (as `python -m` does)."
+    if names and os.getcwd() not in sys.path and '' not in sys.path: sys.path.insert(0, os.getcwd())
+    for n in names:
+        try: importlib.import_module(n)
+        except ImportError as e: raise ValueError(f"--import-module {n}: cannot import it ({e}); run from the folder that holds {n}.py, or install it") from None
+
+# %% ../nbs/08_cli.ipynb #5ba64709
+def print_published_ranking(folders:list # benchmark results folders
+                           )->list:
+    "Print (and write beside the analysis) each folder's agents ranked among the shipped baselines; return the written paths."
+    written, shipped = [], set(published_benchmarks())
+    for f in map(Path, folders):
+        if f.name not in shipped: print(f"\n{f.name}: no shipped results to compare with (shipped: {', '.join(sorted(shipped))})"); continue
+        df = compare_with_published(f)
+        theirs = set(load_published(f.name, curves=False).agent.astype(str))
+        mine = [a + (' (yours)' if a in theirs else '') for a in sorted(set(load_results(f, hardness=False, columns=['steps'], max_rows=1).agent.astype(str)))]
+        ranking, _ = rank_agents(df)
+        print(f"\n{f.name}: ranked among the published baselines by the IQM of 1 - per-step normalised {_REGRETS[config.headline_indicator()].split(' (')[0]} "
+              f"(95% bootstrap intervals; overlapping intervals share a rank)")
+        with pd.option_context('display.width', 250): print(ranking.round(3).to_string(index=False))
+        out = Path(config.get_experiments_folder()) / 'analysis' / f.name
+        written.append(atomic_write(out / 'published_ranking.csv', ranking.to_csv(index=False)))
+        imp = pd.concat([rank_agents(df, focus=a)[1].assign(agent=a) for a in mine], ignore_index=True)
+        imp = imp[~imp.over.isin(mine)][['agent', 'over', 'probability', 'lower', 'upper']]
+        print("probability that a run of the agent beats a run of the baseline on the same MDP:")
+        with pd.option_context('display.width', 250): print(imp.round(3).to_string(index=False))
+        written.append(atomic_write(out / 'published_improvement.csv', imp.to_csv(index=False)))
+    return written
 
 # %% ../nbs/08_cli.ipynb #d86cc678
 def _add_hyperopt_parser(sub):

@@ -118,3 +118,45 @@ def test_benchmarks_listing(tmp_path):
     r = run_cli('benchmarks', cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert 'continuous_communicating' in r.stdout and '500000' in r.stdout
+
+
+CUSTOM_T45 = '''import gin
+from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous
+from colosseum_nb.agent.agents import register_agent_class
+
+@register_agent_class
+@gin.configurable
+class MyUCRL2T45(UCRL2Continuous):
+    "A custom agent class, registered when its module is imported."
+'''
+
+
+def test_run_compare_with_published_ranks_your_agents(tmp_path, monkeypatch, capsys):
+    "`--import-module` and `--compare-with published`: your agents ranked among shipped results (here a tiny shipped benchmark)."
+    import pandas as pd
+    from colosseum_nb.cli import main
+    from colosseum_nb.analysis import published
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, 'path', list(sys.path))
+    bench = make_benchmark(tmp_path / 'benchmark_tiny', {'RiverSwimContinuous.gin': RIVER})
+    common = ['run', '--benchmark', str(bench), '--steps', '2000', '--seeds', '2', '--log-every', '100', '--cores', '1', '--no-progress', '--no-analysis']
+    assert main(common + ['--results', 'shipped_runs', '--agents', 'QLearningContinuous', 'RandomAgentContinuous']) == 0
+    published.compact_results(tmp_path / 'shipped_runs' / 'benchmark_tiny', tmp_path / 'data', made_by='test')
+    monkeypatch.setattr(published, 'PUBLISHED_FOLDER', tmp_path / 'data')
+    (tmp_path / 'my_agents_t45.py').write_text(CUSTOM_T45)
+    capsys.readouterr()
+    assert main(common + ['--results', 'mine', '--import-module', 'my_agents_t45', '--agents', 'MyUCRL2T45', 'QLearningContinuous',
+                          '--compare-with', 'published']) == 0
+    out = capsys.readouterr().out
+    assert 'benchmark_tiny: ranked among the published baselines' in out, out
+    ranking = pd.read_csv('mine/analysis/benchmark_tiny/published_ranking.csv').set_index('agent')
+    assert set(ranking.index) == {'prms_0-QLearningContinuous', 'prms_0-RandomAgentContinuous', 'prms_0-MyUCRL2T45', 'prms_0-QLearningContinuous (yours)'}
+    # your Q-learning is the shipped one (same seeds, same configuration): the same score
+    assert ranking.loc['prms_0-QLearningContinuous (yours)', 'IQM score'] == pytest.approx(ranking.loc['prms_0-QLearningContinuous', 'IQM score'], rel=1e-5)
+    assert ranking['rank'].min() == 1 and (ranking.runs == 4).all()
+    imp = pd.read_csv('mine/analysis/benchmark_tiny/published_improvement.csv')
+    assert set(imp.agent) == {'prms_0-MyUCRL2T45', 'prms_0-QLearningContinuous (yours)'}
+    assert set(imp.over) == {'prms_0-QLearningContinuous', 'prms_0-RandomAgentContinuous'}
+    # another experiment (other steps) is refused in one line
+    assert main([a if a != '2000' else '1000' for a in common] + ['--results', 'other', '--agents', 'QLearningContinuous', '--compare-with', 'published']) == 2
+    assert 'cannot be compared with the shipped benchmark_tiny: n_steps' in capsys.readouterr().err

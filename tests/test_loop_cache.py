@@ -97,3 +97,62 @@ def test_edited_kernel_gets_a_new_module(tmp_path, monkeypatch):
         sys.path.remove(str(tmp_path)); sys.modules.pop('my_kernels', None)
     assert k1 is not None and k2 is not None and k1 != k2
     assert _loop_key('f', 'def f(Q): return best(Q)', dict(best=argmax_random_tie)) != k1
+
+
+USER_AGENT = '''import gin
+from collections import namedtuple
+import numpy as np
+from colosseum_nb.config import kernel
+from colosseum_nb.utils import argmax_random_tie, greedy_ties_row, take_flag
+from colosseum_nb.agent.base import KernelAgent, NumbaAgent, NumbaAgentFns, no_before_start, no_episode_end_update, terminal_is_episode_end
+from colosseum_nb.agent.agents import register_agent_class
+
+UState = namedtuple('UState', 'Q pib changed')
+
+@kernel
+def u_select(state, s, h): return argmax_random_tie(state.Q[s])
+
+@kernel
+def u_step_update(state, s, a, r, sp, h, terminal):
+    state.Q[s, a] += 0.1 * (r + 0.9 * state.Q[sp].max() - state.Q[s, a])
+    if greedy_ties_row(state.Q[s], state.pib[s]): state.changed[0] = 1
+
+@kernel
+def u_policy(state, pi):
+    pi[:] = state.pib
+    return take_flag(state.changed)
+
+@register_agent_class
+@gin.configurable
+class UserQ(KernelAgent):
+    @classmethod
+    def is_episodic(cls): return False
+    def __init__(self, seed, mdp_specs, optimization_horizon):
+        super().__init__(seed, mdp_specs, optimization_horizon)
+        S, A = self.n_states, self.n_actions
+        fns = NumbaAgentFns(no_before_start, u_select, u_step_update, terminal_is_episode_end, no_episode_end_update, u_policy, u_policy)
+        self.numba_agent = NumbaAgent(fns, UState(np.ones((S, A)), np.full((S, A), 1.0 / A), np.ones(1, np.int64)))
+'''
+
+USER_RUN = r'''
+from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
+from colosseum_nb.utils import make_mdp_spec
+from colosseum_nb.mdp.river_swim import RiverSwimContinuous
+from user_agents_lc import UserQ
+mdp = RiverSwimContinuous(seed=0, size=5)
+MDPLoop(mdp, UserQ(0, make_mdp_spec(mdp), 500)).run(500, 100)
+print('ok')
+'''
+
+
+def test_an_agent_of_a_user_module_leaves_the_shared_kernels_loadable(tmp_path):
+    "After an agent whose state is defined in a user's module ran, a process that cannot import that module still runs the built-in agents."
+    (tmp_path / 'user_agents_lc.py').write_text(USER_AGENT)
+    env = dict(os.environ, NUMBA_NUM_THREADS='1', PYTHONPATH=str(tmp_path))
+    r = subprocess.run([sys.executable, '-c', USER_RUN], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and 'ok' in r.stdout, r.stderr[-2000:]
+    elsewhere = tmp_path / 'elsewhere'; elsewhere.mkdir()
+    env.pop('PYTHONPATH')
+    r = subprocess.run([sys.executable, '-c', CHILD, 'QLearningContinuous,PSRLEpisodic'], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert set(json.loads(r.stdout.strip().splitlines()[-1])) == {'QLearningContinuous', 'PSRLEpisodic'}

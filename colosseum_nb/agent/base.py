@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['NumbaAgentFns', 'NumbaAgent', 'RegretKernels', 'NO_REGRET', 'RAW_WIDTH', 'check_number', 'check_choice', 'check_int',
-           'BaseAgent', 'Choice', 'sample_value', 'cached_gin_values', 'no_before_start', 'no_episode_end_update',
-           'terminal_is_episode_end', 'episode_q_behaviour', 'KernelAgent', 'loop_cache_dir', 'kernel_loop',
-           'clear_loop_cache', 'compiled_loop', 'python_loop_steps', 'drive', 'wants_observations', 'observation_fn',
-           'play', 'run_agent']
+           'BaseAgent', 'Choice', 'sample_value', 'cached_gin_values', 'state_kernel', 'no_before_start',
+           'no_episode_end_update', 'terminal_is_episode_end', 'episode_q_behaviour', 'KernelAgent', 'loop_cache_dir',
+           'kernel_loop', 'clear_loop_cache', 'compiled_loop', 'python_loop_steps', 'drive', 'wants_observations',
+           'observation_fn', 'play', 'run_agent']
 
 # %% ../../nbs/05_agent.base.ipynb #397f0bf7
 import abc, numbers, re, ast, os, sys, types, hashlib, functools, time, warnings
@@ -221,21 +221,26 @@ NumbaAgentFns.__doc__ = "The numba kernels of an agent (see the table above)."
 NumbaAgent = namedtuple('NumbaAgent', 'fns state')
 NumbaAgent.__doc__ = "An agent for the compiled loop: its kernels `fns` and its data `state` (a tuple of numpy arrays)."
 
-# %% ../../nbs/05_agent.base.ipynb #7de454db
-@kernel
+# %% ../../nbs/05_agent.base.ipynb #39ad0d60
+def state_kernel(f):
+    "A numba kernel that takes an agent's state of any type: the package's flags, without the disk cache (see above)."
+    return numba.njit(**{**KERNEL_FLAGS, 'cache': False})(f)
+
+# %% ../../nbs/05_agent.base.ipynb #edc64427
+@state_kernel
 def no_before_start(state, s0):
     "A `before_start` kernel that does nothing."
 
-@kernel
+@state_kernel
 def no_episode_end_update(state):
     "An `episode_end_update` kernel that does nothing."
 
-@kernel
+@state_kernel
 def terminal_is_episode_end(state, s, a, sp, h, terminal):
     "The default `is_episode_end` kernel: the episode ended."
     return terminal
 
-@kernel
+@state_kernel
 def episode_q_behaviour(state, pi):
     "A `behaviour` kernel for episodic agents that act greedily on `state.Q[h, s]` (ties at random) and set `state.bstale` when they replan."
     H, S, A = pi.shape
@@ -358,7 +363,7 @@ def clear_loop_cache():
     if folder is None: return
     for p in list(folder.glob('_*.py')) + list((folder / '__pycache__').glob('_*.nb[ic]')): p.unlink(missing_ok=True)
 
-# %% ../../nbs/05_agent.base.ipynb #d05d1a35
+# %% ../../nbs/05_agent.base.ipynb #6a4109d9
 @numba.njit(cache=True)   # no `nogil`: it is called from loops that released the GIL, and its `objmode` block takes the GIL back itself
 def _clock():
     "`time.perf_counter()` read from compiled code (one `objmode` block shared by every clock read of the loop)."
@@ -384,7 +389,7 @@ def _no_step_regret(ws, s, s0):
     "No per-step indicator."
     return 0.0, 0.0, 0.0
 
-@kernel
+@state_kernel
 def _no_behaviour(state, pi):
     "The `behaviour` kernel in place of a missing one (the loop then reads the reported policy instead)."
     return False

@@ -127,11 +127,18 @@ def _published_folder(benchmark:str, data=None)->Path:
     if name not in names: raise ValueError(f"benchmark={benchmark!r}: no shipped results; shipped: {', '.join(names) or 'none'}")
     return Path(PUBLISHED_FOLDER if data is None else data) / name
 
-# %% ../../nbs/10d_analysis.published.ipynb #e4640cde
-def _published_table(folder:Path, curves:bool, hardness:bool)->pd.DataFrame:
-    "The tidy table of one shipped benchmark, its columns in the order of `load_results`."
+# %% ../../nbs/10d_analysis.published.ipynb #4cae53d4
+def _complete_seeds(fin:pd.DataFrame)->pd.DataFrame:
+    "The rows of `fin` whose agent ran that seed on every MDP of the benchmark."
+    n = fin.mdp.nunique()
+    whole = fin.groupby(['agent', 'seed']).mdp.transform('nunique') == n
+    return fin[whole]
+
+def _published_table(folder:Path, curves:bool, hardness:bool, complete:bool=True)->pd.DataFrame:
+    "The tidy table of one shipped benchmark (its complete seeds only, unless `complete=False`), its columns in the order of `load_results`."
     fin = _read_gz_csv(folder / 'finals.csv.gz')
-    t = _read_gz_csv(folder / 'curves.csv.gz') if curves else fin
+    if complete: fin = _complete_seeds(fin)
+    t = _read_gz_csv(folder / 'curves.csv.gz').merge(fin[_RUN_KEYS], on=_RUN_KEYS) if curves else fin
     split = lambda s, i: s.str.split('-', n=1).str[i]
     runs = pd.DataFrame(dict(benchmark=folder.name, mdp=fin.mdp, mdp_class=split(fin.mdp, 1), mdp_scope=split(fin.mdp, 0), agent=fin.agent,
                              agent_class=split(fin.agent, 1), agent_scope=split(fin.agent, 0), seed=fin.seed, time_cut=fin.time_cut.astype(bool),
@@ -143,16 +150,17 @@ def _published_table(folder:Path, curves:bool, hardness:bool)->pd.DataFrame:
     out['steps'] = out['steps'].astype(np.int64)
     return out
 
-# %% ../../nbs/10d_analysis.published.ipynb #f45c3ebb
+# %% ../../nbs/10d_analysis.published.ipynb #4386f1e4
 def load_published(benchmarks=None, # a benchmark name or a list of them (default: every shipped benchmark)
                    agents=None, # agent classes or names to keep, e.g. ['PSRLContinuous'] (default: all)
                    curves:bool=True, # the curve points (True) or one row per run with every final value (False)
                    hardness:bool=False, # add the MDPs' hardness measures (computed once per benchmark and process)
+                   complete_seeds:bool=True, # only the seeds an agent ran on every MDP (a computation still going ships partial seeds)
                    data=None # the folder of shipped benchmarks (default: `PUBLISHED_FOLDER`)
                   )->pd.DataFrame:
     "The shipped baselines' results as the tidy table of `load_results`, one row per curve point (or per run)."
     names = published_benchmarks(data) if benchmarks is None else [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
-    tables = [_published_table(_published_folder(b, data), curves, hardness) for b in names]
+    tables = [_published_table(_published_folder(b, data), curves, hardness, complete_seeds) for b in names]
     if not tables: raise ValueError("no shipped results here")
     df = pd.concat(tables, ignore_index=True)
     if agents is not None:
@@ -251,7 +259,7 @@ def compare_with_published(results, # your results folder (one benchmark, or a r
     df.attrs['max_rows'] = CURVE_POINTS
     return df
 
-# %% ../../nbs/10d_analysis.published.ipynb #00e960a6
+# %% ../../nbs/10d_analysis.published.ipynb #2817814a
 def rank_agents(df:pd.DataFrame, # a tidy table, e.g. `compare_with_published(...)`
                 indicator:str=None, # a normalised regret, scores are 1 - its per-step value (default: `config.headline_indicator()`, the behaviour regret)
                 focus=None, # the agent whose probability of improvement over every other is given (default: none)
@@ -270,6 +278,5 @@ def rank_agents(df:pd.DataFrame, # a tidy table, e.g. `compare_with_published(..
     ranking.insert(0, 'rank', [1 + int((ranking.lower > u).sum()) for u in ranking.upper])  # overlapping intervals share a rank
     if focus is None: return ranking, None
     if focus not in scores: raise ValueError(f"focus={focus!r}: not an agent of the table ({', '.join(scores)})")
-    seeds = min(s.shape[0] for s in scores.values())
-    pw = pairwise_improvement({a: s[:seeds] for a, s in scores.items()}, reps=reps, seed=seed)
+    pw = pairwise_improvement(scores, reps=reps, seed=seed)
     return ranking, pw[pw.x == focus].drop(columns='x').rename(columns={'y': 'over'}).reset_index(drop=True)

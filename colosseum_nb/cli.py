@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'import_modules', 'print_published_ranking', 'hyperopt_command',
            'analyse_command', 'instances_run_command', 'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #657e1e1e
+# %% ../nbs/08_cli.ipynb #cc51d642
 import sys, os, time, argparse, contextlib, dataclasses, importlib, warnings
 import distributed
 from dataclasses import asdict
@@ -30,7 +30,7 @@ from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyper
 from .analysis import analyse, DEFAULT_INDICATORS
 from .analysis.results import load_results, summary_table as results_summary_table
 from .experiment.logs import log_files
-from .analysis.published import published_benchmarks, compare_with_published, rank_agents, load_published
+from .analysis.published import published_benchmarks, compare_with_published, rank_agents
 from .utils import atomic_write
 
 # %% ../nbs/08_cli.ipynb #3be46fa2
@@ -369,7 +369,7 @@ def import_modules(names:list # module names, e.g. ['my_agents']
         try: importlib.import_module(n)
         except ImportError as e: raise ValueError(f"--import-module {n}: cannot import it ({e}); run from the folder that holds {n}.py, or install it") from None
 
-# %% ../nbs/08_cli.ipynb #5ba64709
+# %% ../nbs/08_cli.ipynb #0bb61abf
 def print_published_ranking(folders:list # benchmark results folders
                            )->list:
     "Print (and write beside the analysis) each folder's agents ranked among the shipped baselines; return the written paths."
@@ -377,15 +377,13 @@ def print_published_ranking(folders:list # benchmark results folders
     for f in map(Path, folders):
         if f.name not in shipped: print(f"\n{f.name}: no shipped results to compare with (shipped: {', '.join(sorted(shipped))})"); continue
         df = compare_with_published(f)
-        theirs = set(load_published(f.name, curves=False).agent.astype(str))
-        mine = [a + (' (yours)' if a in theirs else '') for a in sorted(set(load_results(f, hardness=False, columns=['steps'], max_rows=1).agent.astype(str)))]
-        ranking, _ = rank_agents(df)
+        mine = df.attrs['yours']
+        ranking, imp = rank_agents(df, focus=mine)
         print(f"\n{f.name}: ranked among the published baselines by the IQM of 1 - per-step normalised {_REGRETS[config.headline_indicator()].split(' (')[0]} "
               f"(95% bootstrap intervals; overlapping intervals share a rank)")
         with pd.option_context('display.width', 250): print(ranking.round(3).to_string(index=False))
         out = Path(config.get_experiments_folder()) / 'analysis' / f.name
         written.append(atomic_write(out / 'published_ranking.csv', ranking.to_csv(index=False)))
-        imp = pd.concat([rank_agents(df, focus=a)[1].assign(agent=a) for a in mine], ignore_index=True)
         imp = imp[~imp.over.isin(mine)][['agent', 'over', 'probability', 'lower', 'upper']]
         print("probability that a run of the agent beats a run of the baseline on the same MDP:")
         with pd.option_context('display.width', 250): print(imp.round(3).to_string(index=False))

@@ -6,11 +6,11 @@
 __all__ = ['DEFAULT_INDICATORS', 'metrics_to_latex', 'analyse', 'load_results', 'load_benchmark', 'benchmark_folders',
            'final_values', 'summary_table', 'table_to_latex', 'runs_table', 'synthetic_results', 'aggregate_metrics',
            'performance_profile', 'probability_of_improvement', 'pairwise_improvement', 'scores_from_results',
-           'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates',
-           'plot_performance_profiles', 'plot_probability_of_improvement', 'agent_colours', 'agent_labels',
-           'paper_style']
+           'common_tasks', 'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space',
+           'plot_interval_estimates', 'plot_performance_profiles', 'plot_probability_of_improvement', 'agent_colours',
+           'agent_labels', 'paper_style']
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #c04169b5
+# %% ../../nbs/10c_analysis.__init__.ipynb #f0d1100d
 import io, re, warnings
 from pathlib import Path
 import numpy as np
@@ -22,11 +22,11 @@ from ..experiment.logs import log_files
 from .results import (load_results, load_benchmark, benchmark_folders, final_values, summary_table, table_to_latex, runs_table,
                                            lower_is_better, synthetic_results)
 from .statistics import (aggregate_metrics, performance_profile, probability_of_improvement, pairwise_improvement,
-                                              scores_from_results)
+                                              scores_from_results, common_tasks)
 from .plots import (plot_indicator_curves, plot_indicator_grid, plot_hardness_space, plot_interval_estimates,
                                          plot_performance_profiles, plot_probability_of_improvement, agent_colours, agent_labels, paper_style, score_name)
 _all_ = ['load_results', 'load_benchmark', 'benchmark_folders', 'final_values', 'summary_table', 'table_to_latex', 'runs_table', 'synthetic_results',
-         'aggregate_metrics', 'performance_profile', 'probability_of_improvement', 'pairwise_improvement', 'scores_from_results',
+         'aggregate_metrics', 'performance_profile', 'probability_of_improvement', 'pairwise_improvement', 'scores_from_results', 'common_tasks',
          'plot_indicator_curves', 'plot_indicator_grid', 'plot_hardness_space', 'plot_interval_estimates', 'plot_performance_profiles',
          'plot_probability_of_improvement', 'agent_colours', 'agent_labels', 'paper_style']
 
@@ -47,7 +47,7 @@ def _write(data, path, written):
     "Write a table or a figure with `utils.atomic_write` and note its path."
     written.append(atomic_write(path, data))
 
-# %% ../../nbs/10c_analysis.__init__.ipynb #53545bb7
+# %% ../../nbs/10c_analysis.__init__.ipynb #79787e22
 def _tables(df, folder, indicators, written, colours=None):
     "Runs, final values and Colosseum's tables of one benchmark."
     _write(runs_table(df).to_csv(index=False), folder / 'runs.csv', written)
@@ -77,17 +77,10 @@ def metrics_to_latex(am:pd.DataFrame, # the result of `aggregate_metrics`
            f"({am.attrs.get('reps', '?')} samples" + (f"; {n_tasks} MDPs" if n_tasks else '') + ")")
     return '\n'.join(lines + [r'\bottomrule', r'\end{tabular}', f'\\caption{{{cap}}}', r'\end{table}'])
 
-def _common_tasks(fv):
-    "The final values on the MDPs that every agent has runs on (None, with a warning, if there are none)."
-    common = set.intersection(*(set(g.mdp.astype(str)) for _, g in fv.groupby('agent', observed=True)))
-    if len(common) < fv.mdp.nunique():
-        warnings.warn(f"aggregate statistics on the {len(common)} of {fv.mdp.nunique()} MDPs that every agent has runs on", RuntimeWarning)
-    return fv[fv.mdp.astype(str).isin(common)] if common else None
-
 def _statistics(df, folder, reps, seed, written, colours=None, indicator=None):
     "Aggregate statistics of `indicator` (default: the headline one) as scores of one benchmark, on the MDPs every agent ran (a benchmark still running may lack some)."
     indicator = indicator or config.headline_indicator()
-    fv = _common_tasks(final_values(df, indicator))
+    fv = common_tasks(final_values(df, indicator))
     if fv is None: return
     scores, tasks = scores_from_results(fv, indicator)
     am = aggregate_metrics(scores, reps=reps, seed=seed).assign(indicator=indicator)

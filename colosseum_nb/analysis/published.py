@@ -6,14 +6,13 @@
 __all__ = ['PUBLISHED_FOLDER', 'CURVE_COLUMNS', 'CURVE_POINTS', 'compact_results', 'published_benchmarks', 'load_published',
            'published_summary', 'reproduce_published_run', 'compare_with_published', 'rank_agents']
 
-# %% ../../nbs/10d_analysis.published.ipynb #ec87fd33
+# %% ../../nbs/10d_analysis.published.ipynb #8bae3f85
 import datetime, gzip, io, json, shutil, tempfile, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
 from .. import __version__, config
-from ..config import headline_indicator
 from ..utils import atomic_write
 from ..experiment.experiment_instances import folder_settings, SETTINGS_FILE, run_experiment_instance
 from ..experiment.config import load_experiment_config
@@ -22,7 +21,7 @@ from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark
 from ..benchmark.run import agents_configs_from, instantiate_and_get_exp_instances_from_agents_and_benchmarks
 from .results import (load_results, benchmark_folders, final_values, summary_table, _with_mdp_info,
                                            _categorical, _ID_COLUMNS)
-from .statistics import scores_from_results, aggregate_metrics, pairwise_improvement
+from .statistics import scores_from_results, aggregate_metrics, pairwise_improvement, common_tasks
 
 # %% ../../nbs/10d_analysis.published.ipynb #e1cf0008
 PUBLISHED_FOLDER = Path(BENCHMARK_DATA) / 'published'  # the shipped results, one folder per benchmark
@@ -235,14 +234,14 @@ def _check_comparable(bench:Path, shipped:Path):
         if g.exists() and g.read_text() != f.read_text(): diffs.append(f'mdp_configs/{f.name} differs')
     if diffs: raise ValueError(f"{bench} cannot be compared with the shipped {shipped.name}: {'; '.join(diffs)}")
 
-# %% ../../nbs/10d_analysis.published.ipynb #1ed3601b
+# %% ../../nbs/10d_analysis.published.ipynb #81c92ef5
 def compare_with_published(results, # your results folder (one benchmark, or a root holding several)
                            agents=None, # shipped agents to compare with (default: all of the benchmark's setting)
                            hardness:bool=False, # add the MDPs' hardness measures
                            data=None # the folder of shipped benchmarks (default: `PUBLISHED_FOLDER`)
                           )->pd.DataFrame:
-    "Your runs and the shipped runs of the same benchmarks as one tidy table (curve points on the shipped step grid)."
-    shipped = set(published_benchmarks(data)); tables = []
+    "Your runs and the shipped runs of the same benchmarks as one tidy table (curve points on the shipped step grid; `attrs['yours']` names your agents)."
+    shipped = set(published_benchmarks(data)); tables, yours = [], []
     for bench in benchmark_folders(results):
         if bench.name not in shipped: warnings.warn(f"{bench.name}: no shipped results to compare with (shipped: {', '.join(sorted(shipped))})"); continue
         folder = _published_folder(bench.name, data)
@@ -251,32 +250,33 @@ def compare_with_published(results, # your results folder (one benchmark, or a r
         pub = load_published(bench.name, agents, hardness=hardness, data=data)
         clash = set(mine.agent.astype(str)) & set(pub.agent.astype(str))
         mine['agent'] = mine.agent.astype(str).map(lambda a: f'{a} (yours)' if a in clash else a)
+        yours += sorted(set(mine.agent))
         mine['benchmark'] = bench.name
         tables.append(pd.concat([pub.astype({c: object for c in pub.columns if isinstance(pub[c].dtype, pd.CategoricalDtype)}),
                                  mine.astype({c: object for c in mine.columns if isinstance(mine[c].dtype, pd.CategoricalDtype)})], ignore_index=True))
     if not tables: raise ValueError(f"{results}: none of its benchmarks is shipped ({', '.join(sorted(shipped))})")
     df = _categorical(pd.concat(tables, ignore_index=True)[tables[0].columns])
-    df.attrs['max_rows'] = CURVE_POINTS
+    df.attrs.update(max_rows=CURVE_POINTS, yours=sorted(set(yours)))  # `yours`: the agents of your results, as named in the table
     return df
 
-# %% ../../nbs/10d_analysis.published.ipynb #2817814a
+# %% ../../nbs/10d_analysis.published.ipynb #527e9d0d
 def rank_agents(df:pd.DataFrame, # a tidy table, e.g. `compare_with_published(...)`
                 indicator:str=None, # a normalised regret, scores are 1 - its per-step value (default: `config.headline_indicator()`, the behaviour regret)
-                focus=None, # the agent whose probability of improvement over every other is given (default: none)
+                focus=None, # an agent, or a list of them, whose probability of improvement over every other agent is given (default: none)
                 reps:int=2000, # bootstrap samples
                 seed:int=0 # seed of the bootstrap
                )->tuple:
-    "(ranking, improvement): agents by IQM score with 95% intervals on the MDPs all of them ran; `focus`'s probability of improvement over each other agent."
-    indicator = headline_indicator() if indicator is None else indicator
-    fv = final_values(df, indicator)
-    common = set.intersection(*(set(g.mdp.astype(str)) for _, g in fv.groupby('agent', observed=True)))
-    if not common: raise ValueError("the agents share no MDP: nothing to rank them on")
-    scores, tasks = scores_from_results(fv[fv.mdp.astype(str).isin(common)], indicator)
+    "(ranking, improvement): agents by IQM score with 95% intervals on the MDPs all of them ran; each `focus` agent's probability of improvement over each other agent."
+    fv = common_tasks(final_values(df, indicator))
+    if fv is None: raise ValueError("the agents share no MDP: nothing to rank them on")
+    scores, tasks = scores_from_results(fv)
     am = aggregate_metrics(scores, reps=reps, seed=seed)
     iqm = am[am.metric == 'IQM'].sort_values('estimate', ascending=False).reset_index(drop=True)
     ranking = iqm[['agent', 'estimate', 'lower', 'upper', 'n_runs', 'n_tasks']].rename(columns={'estimate': 'IQM score', 'n_tasks': 'mdps', 'n_runs': 'runs'})
     ranking.insert(0, 'rank', [1 + int((ranking.lower > u).sum()) for u in ranking.upper])  # overlapping intervals share a rank
     if focus is None: return ranking, None
-    if focus not in scores: raise ValueError(f"focus={focus!r}: not an agent of the table ({', '.join(scores)})")
+    agents = [focus] if isinstance(focus, str) else list(focus)
+    if unknown := [a for a in agents if a not in scores]: raise ValueError(f"focus={unknown}: not agents of the table ({', '.join(scores)})")
     pw = pairwise_improvement(scores, reps=reps, seed=seed)
-    return ranking, pw[pw.x == focus].drop(columns='x').rename(columns={'y': 'over'}).reset_index(drop=True)
+    pw = pw[pw.x.isin(agents)].rename(columns={'x': 'agent', 'y': 'over'}).reset_index(drop=True)
+    return ranking, (pw.drop(columns='agent') if isinstance(focus, str) else pw)   # one agent named: its rows without the name

@@ -190,7 +190,7 @@ def _add_run_parser(sub):
                    help="rank the agents among the baselines' results shipped with the package, on each benchmark that is shipped")
     r.set_defaults(func=run_command)
 
-# %% ../nbs/08_cli.ipynb #0006c6b5
+# %% ../nbs/08_cli.ipynb #d8ef5b6f
 def _agents_for(bench, names):
     "The agent classes of a benchmark's setting (those named, or Colosseum's)."
     classes = [AGENTS[n] for n in DEFAULT_RUN_AGENTS] if names is None else [agent_class_from_name(n) for n in names]
@@ -221,7 +221,18 @@ def _run_pairs(args):
     named = {n for n in args.agents or []}
     used = {c.__name__ for a, _ in pairs for c in a}
     if named - used: raise ValueError(f"agent(s) {', '.join(sorted(named - used))} apply to none of the benchmarks {', '.join(args.benchmark)}")
+    for agents, bench in pairs: _check_observed(agents, bench.experiment_config.emission_map, bench.name, args.gin)
     return pairs
+
+def _check_observed(classes, # the agent classes of a benchmark
+                    emission_map, # the benchmark's emission map (None: tabular)
+                    where:str, # the benchmark's name, for the message
+                    gin:list # the command's `--gin` bindings (one may set an MDP's map)
+                   ):
+    "Refuse up front agents that observe through an emission map (the deep agents) on a tabular benchmark, naming `--emission-map`."
+    deep = sorted(c.__name__ for c in classes if getattr(c, 'wants_observations', False))
+    if deep and emission_map is None and not any('emission_map' in g for g in gin):
+        raise ValueError(f"{', '.join(deep)} observe through an emission map and {where} has none: give one, e.g. --emission-map StateInfo")
 
 # %% ../nbs/08_cli.ipynb #eb09e2d9
 def _cell(m, sd, n, c):
@@ -390,7 +401,7 @@ def print_published_ranking(folders:list # benchmark results folders
         written.append(atomic_write(out / 'published_improvement.csv', imp.to_csv(index=False)))
     return written
 
-# %% ../nbs/08_cli.ipynb #d86cc678
+# %% ../nbs/08_cli.ipynb #6ae5b3a0
 def _add_hyperopt_parser(sub):
     h = sub.add_parser('hyperopt', help='hyperparameter search (step 1) and the selected configurations',
                        description='Sample agent configurations and MDPs, run them, and print the best configuration of each agent.')
@@ -414,6 +425,7 @@ def hyperopt_command(args)->int:
     classes = [agent_class_from_name(n) for n in (args.agents or BENCHMARKED_AGENTS)]
     bad = [c.__name__ for c in classes if not c.get_hyperparameters_search_space()]
     if bad: raise ValueError(f"{', '.join(bad)}: no hyperparameters to search")
+    _check_observed(classes, conf.emission_map, 'the search', args.gin)
     with _settings(args), _roots(hyperopt=args.hyperopt_folder):
         pairs = sample_agent_configs_and_benchmarks_for_hyperopt(classes, conf)
         insts = instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt(pairs, args.gin)

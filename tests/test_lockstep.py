@@ -170,3 +170,44 @@ def test_batched_driver_matches_the_generator_driver(name):
         res.append([(np.delete(p['raw'][:k], 5, 1).tolist(), o.tolist()) for p, k, o in zip(plans, n, outs)])
     assert res[0] == res[1]
     if name.startswith('DQN'): assert any(o[1] >= 0 for _, o in res[1]), "no run met the optimality stop: the test misses its point"
+
+
+class DoubleDQNContinuous(agent_class_from_name('DQNContinuous')):
+    "Double DQN: the online network picks the next action, the target network values it (only the target overridden)."
+    def bootstrap_value(self, target_next, online_next): return target_next.gather(-1, online_next.argmax(-1, keepdim=True))[..., 0]
+
+
+class HuberDQNContinuous(agent_class_from_name('DQNContinuous')):
+    "DQN with the Huber loss (only the loss overridden)."
+    def td_loss(self, td): return torch.nn.functional.huber_loss(td, torch.zeros_like(td), reduction='none', delta=0.1)
+
+
+@pytest.mark.parametrize('cls', [DoubleDQNContinuous, HuberDQNContinuous])
+def test_dqn_variants_run_in_lockstep_with_their_own_target_and_loss(cls):
+    # A variant that overrides only the extension points keeps its lockstep engine, and the engine computes the variant's
+    # loss: equal to the single-run agent's on the same minibatch and weights (the engine's run is initialised as the single
+    # run of its seed), and different from DQN's.
+    from colosseum_nb.agent.lockstep_dqn import LockstepDQN
+    assert lockstep_engine_class(cls) is LockstepDQN
+    mdp = SimpleGridContinuous(seed=42, size=4, emission_map='StateInfo')
+    spec, rng = make_mdp_spec(mdp), np.random.default_rng(0)
+    single, engine = cls(seed=3, mdp_specs=spec, optimization_horizon=100, **SMALL), LockstepDQN(cls, [3], [spec], 100, SMALL)
+    with torch.no_grad():   # the target network apart from the online one, alike on both sides, so the two targets differ
+        noise = [torch.from_numpy(rng.normal(0, 0.3, tuple(p.shape)).astype(np.float32)) for p in single.target.parameters()]
+        for p, n in zip(single.target.parameters(), noise): p.add_(n)
+        linears = [m for m in single.target if isinstance(m, torch.nn.Linear)]
+        for l, (W, b) in enumerate(zip(engine.target[0::2], engine.target[1::2])):
+            W[0, :linears[l].in_features, :linears[l].out_features] = linears[l].weight.T
+            b[0, 0, :linears[l].out_features] = linears[l].bias
+    B, D = 16, int(np.prod(single.observation_shape))
+    obs = mdp.emission_map.all_observations.reshape(mdp.n_states, -1).astype(np.float32)
+    batch = dict(o=obs[rng.integers(mdp.n_states, size=B)], a=rng.integers(mdp.n_actions, size=B), r=rng.random(B).astype(np.float32),
+                 d=np.ones(B, np.float32), o1=obs[rng.integers(mdp.n_states, size=B)])
+    mine = float(single._loss(batch).detach())
+    stacked = {k: torch.from_numpy(np.asarray(v))[None] for k, v in batch.items()}
+    stacked['o'], stacked['o1'] = (torch.nn.functional.pad(stacked[k], (0, engine.D - D)) for k in ('o', 'o1'))
+    theirs = float(engine._loss(np.array([0]), stacked, torch.ones(1)).detach())
+    assert abs(mine - theirs) <= 1e-5 * max(1.0, abs(mine)), (mine, theirs)
+    plain = agent_class_from_name('DQNContinuous')(seed=3, mdp_specs=spec, optimization_horizon=100, **SMALL)
+    plain.online.load_state_dict(single.online.state_dict()); plain.target.load_state_dict(single.target.state_dict())
+    assert abs(float(plain._loss(batch).detach()) - mine) > 1e-4, 'the variant computes DQN\'s loss'

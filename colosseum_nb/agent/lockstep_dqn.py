@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['torch', 'StackedReplay', 'LockstepDQN', 'distinct_rows', 'LockstepBootDQN']
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #27a6930c
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #2c5a1c66
 import numpy as np
 from scipy.special import ndtri
 from .non_tabular import import_torch, epsilon_greedy_policy
-from .dqn import DQN
+from .dqn import DQN, needs_online_next
 from .boot_dqn import BootDQN
 from .lockstep import LockstepEngine, StackedAdam, stacked_mlp, stacked_forward, masked_greedy
 
@@ -54,7 +54,7 @@ class StackedReplay:
         "Each field's stored entries, `(N, capacity, ...)`."
         return {k: self.store[..., a:b].reshape(self.store.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #05538171
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #c0b32d69
 def _every(engine, idx)->bool:
     "Whether `idx` is every run of the engine, in order."
     return len(idx) == engine.N and idx[0] == 0 and idx[-1] == engine.N - 1   # run indices are distinct and in order
@@ -73,6 +73,7 @@ class LockstepDQN(LockstepEngine):
                                                               d=((), torch.float32), o1=((self.D,), torch.float32)), dev)
         self.total_steps = np.zeros(N, np.int64)
         self.epsilon, self.discount, self.min_replay = p.epsilon, float(p.discount), p.min_replay_size
+        self.online_next = needs_online_next(self.agent_class)   # a variant's `bootstrap_value` reads the online network's values of o'
 
     def _params(self, params, idx):
         "The stacked parameters of runs `idx` (the tensors themselves when `idx` is every run, in order)."
@@ -82,7 +83,7 @@ class LockstepDQN(LockstepEngine):
         "The padded-action mask of runs `idx`."
         return self.invalid if _every(self, idx) else self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)]
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #fbb3b5f8
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #326a0cd4
 def _dqn_act(self:LockstepDQN, idx, obs, first)->np.ndarray:
     "ε-greedy actions of runs `idx` on their observations `(M, D)`."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 3)
@@ -96,9 +97,11 @@ def _dqn_loss(self:LockstepDQN, idx, b:dict, w):
     on, tg = self._params(self.online, idx), self._params(self.target, idx)
     qa = stacked_forward(on, b['o']).gather(2, b['a'][..., None])[..., 0]                     # (M, B)
     with torch.no_grad():
-        qn = stacked_forward(tg, b['o1']).masked_fill(self._invalid(idx)[:, None], -np.inf).max(2).values
-        y = b['r'] + b['d'] * self.discount * qn
-    return (w * 0.5 * ((qa - y) ** 2).mean(1)).sum()
+        invalid = self._invalid(idx)[:, None]
+        tn = stacked_forward(tg, b['o1']).masked_fill(invalid, -np.inf)
+        online_next = stacked_forward(on, b['o1']).masked_fill(invalid, -np.inf) if self.online_next else None
+        y = b['r'] + b['d'] * self.discount * self.proto.bootstrap_value(tn, online_next)   # the class's target: a variant's own
+    return (w * self.proto.td_loss(qa - y).mean(1)).sum()
 
 def _dqn_outputs(self:LockstepDQN, idx, x=None):
     "Q-values of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), `(M, rows, A)`."

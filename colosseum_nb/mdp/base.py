@@ -6,13 +6,14 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #d3182aa4
+# %% ../../nbs/01_mdp.base.ipynb #a0c4f07f
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 from ..config import kernel
+from ..utils import did_you_mean
 from ..emission_maps import emission_map_class, Tabular
 
 # %% ../../nbs/01_mdp.base.ipynb #0e46ab0c
@@ -112,13 +113,20 @@ def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
     if not optimal - 0.1 > sub_optimal:
         raise _bad('sub_optimal_mean_reward', sub_optimal, f"must be below optimal_mean_reward - 0.1 = {optimal - 0.1:g}")
 
-# %% ../../nbs/01_mdp.base.ipynb #1dbd217f
+# %% ../../nbs/01_mdp.base.ipynb #cd9a4c49
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
     family_parameters = ()     # names of the family's own parameters, in order
     distribution_names = ()    # names of the family's reward-distribution parameters
     action_names = ()          # readable names of the family actions
+
+    def __new__(cls, *args, **kwargs):
+        "Refuse an unknown keyword before any constructor runs (a misspelt name would otherwise be reported as the one it misspells, missing)."
+        valid = cls._valid_names()
+        unknown = [k for k in kwargs if k not in valid]
+        if unknown: raise ValueError(f"{cls.__name__}: unknown parameter(s) {unknown}{''.join(did_you_mean(k, valid) for k in unknown)}; valid: {valid}")
+        return super().__new__(cls)
 
     def __init__(self, seed:int, # drives every random choice of the construction
                  randomize_actions:bool=True, # relabel actions in every state with a random permutation

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'import_modules', 'print_published_ranking', 'hyperopt_command',
            'analyse_command', 'instances_run_command', 'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #cc51d642
+# %% ../nbs/08_cli.ipynb #544a12c3
 import sys, os, time, argparse, contextlib, dataclasses, importlib, warnings
 import distributed
 from dataclasses import asdict
@@ -30,7 +30,7 @@ from .hyperopt.selection import retrieve_best_agent_config_from_hp_folder, hyper
 from .analysis import analyse, DEFAULT_INDICATORS
 from .analysis.results import load_results, summary_table as results_summary_table
 from .experiment.logs import log_files
-from .analysis.published import published_benchmarks, compare_with_published, rank_agents
+from .analysis.published import published_benchmarks, compare_with_published, rank_agents, check_comparable
 from .utils import atomic_write
 
 # %% ../nbs/08_cli.ipynb #3be46fa2
@@ -290,7 +290,7 @@ def _settings_line(folder)->str:
     rule = "agents stopped learning at Colosseum's optimality test" if st['stop_when_optimal'] else "agents learned throughout"
     return f"settings: {mode}, tolerance {st['tolerance']:g}, {rule}"
 
-# %% ../nbs/08_cli.ipynb #2a6b8ff3
+# %% ../nbs/08_cli.ipynb #be0fa585
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -357,6 +357,8 @@ def run_command(args)->int:
     with _settings(args), _roots(args.results, args.hyperopt_folder):
         import_modules(args.import_module)
         pairs = _run_pairs(args)
+        if args.compare_with:   # refused before any run: runs that could not be compared would be wasted
+            for _, bench in pairs: check_comparable(bench)
         with _main_client(args, Path(config.get_experiments_folder()) / 'slurm_logs') as client: folders, total = _run_main_job(pairs, args, client)
     print(f"\n{len(folders)} benchmark(s) in {total:.1f} s; results in: {', '.join(str(f) for f in folders)}")
     return 0

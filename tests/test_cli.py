@@ -157,6 +157,8 @@ def test_run_compare_with_published_ranks_your_agents(tmp_path, monkeypatch, cap
     imp = pd.read_csv('mine/analysis/benchmark_tiny/published_improvement.csv')
     assert set(imp.agent) == {'prms_0-MyUCRL2T45', 'prms_0-QLearningContinuous (yours)'}
     assert set(imp.over) == {'prms_0-QLearningContinuous', 'prms_0-RandomAgentContinuous'}
-    # another experiment (other steps) is refused in one line
+    # another experiment (other steps) is refused in one line, before any run
     assert main([a if a != '2000' else '1000' for a in common] + ['--results', 'other', '--agents', 'QLearningContinuous', '--compare-with', 'published']) == 2
-    assert 'cannot be compared with the shipped benchmark_tiny: n_steps' in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert 'benchmark_tiny: its runs could not be compared with the shipped results (n_steps: 1000 yours, 2000 shipped)' in err, err
+    assert not list((tmp_path / 'other').glob('**/*_logs.csv'))

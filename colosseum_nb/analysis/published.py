@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['PUBLISHED_FOLDER', 'CURVE_COLUMNS', 'CURVE_POINTS', 'compact_results', 'published_benchmarks', 'load_published',
-           'published_summary', 'reproduce_published_run', 'compare_with_published', 'rank_agents']
+           'published_summary', 'reproduce_published_run', 'check_comparable', 'compare_with_published', 'rank_agents']
 
-# %% ../../nbs/10d_analysis.published.ipynb #8bae3f85
+# %% ../../nbs/10d_analysis.published.ipynb #38831687
 import datetime, gzip, io, json, shutil, tempfile, warnings
 from pathlib import Path
 import numpy as np
@@ -17,7 +17,7 @@ from ..utils import atomic_write
 from ..experiment.experiment_instances import folder_settings, SETTINGS_FILE, run_experiment_instance
 from ..experiment.config import load_experiment_config
 from ..experiment.agent_mdp_interaction import LOG_COLUMNS
-from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark
+from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark, parse_mdp_gin
 from ..benchmark.run import agents_configs_from, instantiate_and_get_exp_instances_from_agents_and_benchmarks
 from .results import (load_results, benchmark_folders, final_values, summary_table, _with_mdp_info,
                                            _categorical, _ID_COLUMNS)
@@ -222,17 +222,34 @@ def reproduce_published_run(benchmark:str, # a shipped benchmark
             rows.append(dict(kind=kind, column=c, points=len(d), max_abs=d.max(), max_rel=(d / np.maximum(np.abs(table[c].to_numpy()), 1e-12)).max()))
     return pd.DataFrame(rows)
 
-# %% ../../nbs/10d_analysis.published.ipynb #30682f06
+# %% ../../nbs/10d_analysis.published.ipynb #3453b7ef
+def _differences(cfg, settings, mdps:dict, shipped:Path)->list:
+    "What keeps runs of experiment configuration `cfg`, result settings `settings` (None: not recorded) and MDP instances `mdps` ({name: gin text}) from being compared with the shipped folder `shipped` (any number of seeds and a subset of the MDPs are fine)."
+    ref = load_experiment_config(shipped / 'experiment_config.yml')
+    diffs = [f"{k}: {getattr(cfg, k)!r} yours, {getattr(ref, k)!r} shipped" for k in ('n_steps', 'log_performance_indicators_every') if getattr(cfg, k) != getattr(ref, k)]
+    sb = folder_settings(shipped)
+    if settings is not None and settings != sb: diffs += [f"{k}: {settings.get(k)!r} yours, {sb.get(k)!r} shipped" for k in sorted(set(settings) | set(sb)) if settings.get(k) != sb.get(k)]
+    for name, text in mdps.items():
+        g = shipped / 'mdp_configs' / f'{name}.gin'
+        if g.exists() and parse_mdp_gin(g) != parse_mdp_gin(text): diffs.append(f'mdp_configs/{name}.gin differs')
+    return diffs
+
 def _check_comparable(bench:Path, shipped:Path):
     "Refuse to compare a results folder with shipped results of another experiment."
-    a, b = load_experiment_config(bench / 'experiment_config.yml'), load_experiment_config(shipped / 'experiment_config.yml')
-    diffs = [f"{k}: {getattr(a, k)!r} yours, {getattr(b, k)!r} shipped" for k in ('n_steps', 'log_performance_indicators_every') if getattr(a, k) != getattr(b, k)]
-    sa, sb = folder_settings(bench), folder_settings(shipped)
-    if sa is not None and sa != sb: diffs += [f"{k}: {sa.get(k)!r} yours, {sb.get(k)!r} shipped" for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
-    for f in (bench / 'mdp_configs').glob('*.gin'):
-        g = shipped / 'mdp_configs' / f.name
-        if g.exists() and g.read_text() != f.read_text(): diffs.append(f'mdp_configs/{f.name} differs')
+    mdps = {f.stem: f.read_text() for f in (bench / 'mdp_configs').glob('*.gin')}
+    diffs = _differences(load_experiment_config(bench / 'experiment_config.yml'), folder_settings(bench), mdps, shipped)
     if diffs: raise ValueError(f"{bench} cannot be compared with the shipped {shipped.name}: {'; '.join(diffs)}")
+
+def check_comparable(benchmark, # a `ColosseumBenchmark` about to be run
+                     data=None # the folder of shipped benchmarks (default: `PUBLISHED_FOLDER`)
+                    ):
+    "Before any run: refuse a benchmark whose runs, with the current result settings, could not be compared with the shipped results of the same name (other steps, logging, settings or MDP instances; any number of seeds and a subset of the MDPs are fine). A benchmark with no shipped results passes."
+    if benchmark.name not in published_benchmarks(data): return
+    shipped = _published_folder(benchmark.name, data)
+    mdps = {name: text + '\n' for name, text in benchmark.mdps_gin_configs.items()}
+    diffs = _differences(benchmark.experiment_config, config.result_settings(), mdps, shipped)
+    if diffs: raise ValueError(f"{benchmark.name}: its runs could not be compared with the shipped results ({'; '.join(diffs)}); "
+                               "run it with Colosseum's settings (only the seeds may differ)")
 
 # %% ../../nbs/10d_analysis.published.ipynb #81c92ef5
 def compare_with_published(results, # your results folder (one benchmark, or a root holding several)

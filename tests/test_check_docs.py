@@ -1,4 +1,4 @@
-"The rules of tools/check_docs.py that are easy to get wrong: machine paths in outputs, cited files, work-log wording."
+"The rules of tools/check_docs.py that are easy to get wrong: machine paths in outputs, cited files, work-log wording, test switches in visible cells."
 import sys
 from pathlib import Path
 
@@ -47,3 +47,13 @@ def test_work_log():
         problems = []
         check_docs.check_work_log(['x.ipynb'], md(s), problems)
         assert bool(problems) == bad, s
+
+
+def test_test_switches_only_in_hidden_cells():
+    code = lambda s: {'cell_type': 'code', 'source': [s]}
+    for nb, s, bad in [('tutorials/x.ipynb', "T = 3 if in_test() else 10", True), ('tutorials/x.ipynb', "#| hide\nif in_test(): T = 3", False),
+                       ('benchmarks/x.ipynb', "from colosseum_nb.config import in_test", True), ('05_agent.ipynb', "T = 3 if in_test() else 10", False),
+                       ('tutorials/x.ipynb', "not_in_test = 1", False)]:
+        problems = []
+        check_docs.check_test_switches([nb], {nb: {'cells': [code(s)]}}, problems)
+        assert bool(problems) == bad, (nb, s)

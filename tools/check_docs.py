@@ -287,6 +287,17 @@ def check_work_log(nbs, loaded, problems):
             m = _WORK_LOG.search(''.join(c['source']))
             if m: problems.append(f'nbs/{nb} cell {i}: reads as a work log ({m.group(0)!r}); docs say what is, not what happened in a session')
 
+_READER_FOLDERS = ('tutorials/', 'explanations/', 'benchmarks/', 'getting_started/')
+
+def check_test_switches(nbs, loaded, problems):
+    "A reader copies the visible code of a tutorial or a docs page: the short version CI runs is switched in hidden cells only."
+    for nb in nbs:
+        if not nb.startswith(_READER_FOLDERS): continue
+        for i, c in enumerate(loaded[nb]['cells']):
+            src = ''.join(c['source'])
+            if c['cell_type'] == 'code' and re.search(r'\bin_test\b', src) and not re.match(r'\s*#\|\s*hide\b', src):
+                problems.append(f'nbs/{nb} cell {i}: `in_test` in a visible code cell; switch the test settings in a hidden (`#| hide`) cell')
+
 def main():
     problems = []
     nbs = notebooks()
@@ -300,8 +311,9 @@ def main():
     check_output_paths(nbs, loaded, problems)
     check_cited_files(nbs, loaded, problems)
     check_work_log(nbs, loaded, problems)
+    check_test_switches(nbs, loaded, problems)
     for p in problems: print(p)
-    if not problems: print(f'docs check: {len(nbs)} notebooks, sidebar, titles, links, README, output paths and cited files all fine')
+    if not problems: print(f'docs check: {len(nbs)} notebooks, sidebar, titles, links, README, output paths, cited files and test switches all fine')
     return 1 if problems else 0
 
 if __name__ == '__main__': sys.exit(main())

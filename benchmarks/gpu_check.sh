@@ -6,7 +6,9 @@
 #           (`benchmarks/deep_lockstep.py --device cuda --no-single`, the quick test's MDPs through StateInfo);
 #   part 2: Colosseum's non-tabular default benchmark for DQN through the main job, `colosseum_nb run --device cuda`
 #           (each of the four settings: 20 MDPs x 20 seeds x 500,000 steps through StateInfo, a log every 100 steps,
-#           all 400 runs of a setting as one lockstep batch), each setting's wall time and cut runs printed as it ends.
+#           all 400 runs of a setting as one lockstep batch): first every setting with 2,000 steps per run (the wall
+#           time and the projection to 500,000 steps), then the settings in full as far as the part's time allows,
+#           each setting's wall time and cut runs printed as it ends.
 # Run from the repository root:
 #
 #   bash benchmarks/gpu_wheels.sh .whl                      # here, with network: the missing wheels (dask, gin, fastcore, ...)
@@ -46,20 +48,16 @@ part1() {
   done
 }
 
-part2() {
-  local end=$((SECONDS + PART_S)) root=/tmp/gpu_check_results
-  rm -rf $root
-  for s in continuous_communicating continuous_ergodic episodic_communicating episodic_ergodic; do
-    local agent=DQNContinuous; [[ $s == episodic_* ]] && agent=DQNEpisodic
-    local left=$((end - SECONDS)); [ $left -gt 30 ] || { echo "part 2: out of time before $s"; return; }
-    echo "== part 2: $agent on $s through StateInfo ($left s left)"
-    local t0=$SECONDS
-    timeout $left python3 -m colosseum_nb run --benchmark $s --agents $agent --emission-map StateInfo --device $DEVICE --lockstep 400 \
-        --cores 1 --no-analysis --no-progress --results $root > /tmp/gpu_check_$s.log 2>&1
-    local rc=$?
-    python3 - "$root" "$s" "$((SECONDS - t0))" "$rc" <<'PY'
+run_setting() {   # run_setting SETTING RESULTS LIMIT_S [extra run options...]: one setting through the main job; prints its wall time, runs logged and cut
+  local s=$1 root=$2 limit=$3; shift 3
+  local agent=DQNContinuous; [[ $s == episodic_* ]] && agent=DQNEpisodic
+  local t0=$SECONDS
+  timeout $limit python3 -m colosseum_nb run --benchmark $s --agents $agent --emission-map StateInfo --device $DEVICE --lockstep 400 \
+      --cores 1 --no-analysis --no-progress --results $root "$@" > /tmp/gpu_check_$s.log 2>&1
+  local rc=$?
+  python3 - "$root" "$s" "$((SECONDS - t0))" "$rc" "$*" <<'PY'
 import sys, pathlib
-root, s, wall, rc = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+root, s, wall, rc, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 logs = list(pathlib.Path(root).glob(f'benchmark_{s}/logs/*/seed*_logs.csv'))
 cut = 0
 if logs:
@@ -67,9 +65,25 @@ if logs:
     df = load_results(pathlib.Path(root) / f'benchmark_{s}', hardness=False, columns=['normalized_cumulative_regret'], max_rows=1)
     cut = int(df.groupby(['mdp', 'agent', 'seed'], observed=True).time_cut.first().sum())
 state = 'finished' if rc == 0 else f'stopped by the time limit (rc {rc})' if rc in (124, 137) else f'failed (rc {rc})'
-print(f"   {s}: {state} after {wall} s wall; {len(logs)} of 400 runs logged, {cut} cut by the time budget", flush=True)
+print(f"   {s} {extra or '(500,000 steps)'}: {state} after {wall} s wall; {len(logs)} of 400 runs logged, {cut} cut by the time budget", flush=True)
 PY
-    [ $rc -eq 0 ] || tail -5 /tmp/gpu_check_$s.log
+  [ $rc -eq 0 ] || tail -3 /tmp/gpu_check_$s.log
+  return $rc
+}
+
+part2() {
+  local end=$((SECONDS + PART_S))
+  rm -rf /tmp/gpu_check_short /tmp/gpu_check_results
+  echo "== part 2: DQN on the four non-tabular default settings (StateInfo), 400 runs each as one lockstep batch"
+  for s in continuous_communicating continuous_ergodic episodic_communicating episodic_ergodic; do   # 2,000 steps first: the projection
+    local left=$((end - SECONDS)); [ $left -gt 30 ] || { echo "part 2: out of time before the short run of $s"; return; }
+    local t0=$SECONDS
+    run_setting $s /tmp/gpu_check_short $((left < 120 ? left : 120)) --steps 2000 && \
+      echo "   $s: 500,000 steps projected from that: $(( (SECONDS - t0) * 250 )) s (setup and compilation included, so an upper bound)"
+  done
+  for s in continuous_communicating continuous_ergodic episodic_communicating episodic_ergodic; do   # then the benchmark itself, as far as time allows
+    local left=$((end - SECONDS)); [ $left -gt 30 ] || { echo "part 2: out of time before $s"; return; }
+    run_setting $s /tmp/gpu_check_results $left
   done
 }
 

@@ -10,6 +10,11 @@ after each seed the finished runs are compacted into the shipped tables (`--data
     python benchmarks/published_results.py --results ~/published_runs --seeds 20            # Colosseum's seven agents
     python benchmarks/published_results.py --results ~/published_runs --seeds 5 --baselines # the other baselines
     python benchmarks/published_results.py --results ~/published_runs --compact-only        # rewrite the tables only
+    python benchmarks/published_results.py --results ~/published_runs --timings             # what the runs cost
+
+`--timings` prints, from the runs' own logs (the last row's `steps_per_second`), the loop seconds of every setting and
+agent summed over the seeds found, and the loop seconds of a whole seed of each setting (the fastest, the median and the
+slowest seed: the machine may have been shared while some seeds ran).
 """
 import argparse, subprocess, sys, time
 from pathlib import Path
@@ -54,6 +59,24 @@ def key(i) -> tuple:
     "The (benchmark, mdp, agent, seed) of an experiment instance."
     return (Path(i.result_folder).name, f'{i.mdp_scope}-{i.mdp_class_name}', f'{i.agent_scope}-{i.agent_class_name}', i.seed)
 
+def timings(root:Path, settings) -> None:
+    "Print the loop seconds of the runs under `root` per setting and agent, and per whole seed of each setting."
+    import re
+    import pandas as pd
+    rows = []
+    for s in settings:
+        for f in (root / f'benchmark_{s}' / 'logs').glob('*/seed*_logs.csv'):
+            last = pd.read_csv(f, usecols=['steps', 'steps_per_second']).iloc[-1]
+            rows.append(dict(setting=s, agent=f.parent.name.split('-')[-1], seed=int(re.match(r'seed(\d+)_', f.name)[1]),
+                             seconds=(last.steps + 1) / last.steps_per_second))
+    if not rows: print(f"{root}: no logs"); return
+    df = pd.DataFrame(rows)
+    per = df.groupby(['setting', 'agent']).agg(runs=('seconds', 'size'), loop_seconds=('seconds', 'sum'), mean_per_run=('seconds', 'mean'))
+    print(per.round(1).to_string())
+    seeds = df.groupby(['setting', 'seed']).agg(runs=('seconds', 'size'), seconds=('seconds', 'sum')).reset_index()
+    full = seeds[seeds.runs == seeds.groupby('setting').runs.transform('max')]   # whole seeds only
+    print(full.groupby('setting').seconds.agg(seeds='size', fastest='min', median='median', slowest='max', total='sum').round(0).to_string())
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--results', required=True, help='results root (one folder per benchmark inside)')
@@ -65,7 +88,9 @@ def main(argv=None):
     p.add_argument('--cores', type=int, default=2)
     p.add_argument('--compact-only', action='store_true', help='only merge the runs of --results into the shipped tables')
     p.add_argument('--made-by', help='the commit that made the runs of --results (default: this checkout\'s)')
+    p.add_argument('--timings', action='store_true', help="only print the loop seconds of the runs of --results")
     a = p.parse_args(argv)
+    if a.timings: return timings(Path(a.results), a.settings)
     names = [c.__name__ for c in EPISODIC_BASELINES + CONTINUOUS_BASELINES] if a.baselines else list(DEFAULT_RUN_AGENTS)
     agents = [AGENTS[n] for n in names]
     config.set_experiments_folder(a.results)

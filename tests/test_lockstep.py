@@ -211,3 +211,36 @@ def test_dqn_variants_run_in_lockstep_with_their_own_target_and_loss(cls):
     plain = agent_class_from_name('DQNContinuous')(seed=3, mdp_specs=spec, optimization_horizon=100, **SMALL)
     plain.online.load_state_dict(single.online.state_dict()); plain.target.load_state_dict(single.target.state_dict())
     assert abs(float(plain._loss(batch).detach()) - mine) > 1e-4, 'the variant computes DQN\'s loss'
+
+
+class BoltzmannDQNContinuous(agent_class_from_name('DQNContinuous')):
+    "DQN acting with the softmax of its Q-values (only `action_probabilities` overridden)."
+    tau = 0.2
+    def action_probabilities(self, q):
+        e = np.exp((q - q.max(-1, keepdims=True)) / self.tau)
+        return e / e.sum(-1, keepdims=True)
+
+
+def test_dqn_variant_acts_with_its_own_policy_in_lockstep():
+    # A variant's `action_probabilities` is both how each run of the batch acts (its own actions only, whatever the
+    # padding) and the behaviour policy whose regret is logged.
+    from colosseum_nb.agent.lockstep_dqn import LockstepDQN
+    cls = BoltzmannDQNContinuous
+    assert lockstep_engine_class(cls) is LockstepDQN
+    mdps = [RiverSwimContinuous(seed=0, size=5, emission_map='StateInfo'), SimpleGridContinuous(seed=0, size=3, emission_map='StateInfo')]
+    engine = LockstepDQN(cls, [0, 1], [make_mdp_spec(m) for m in mdps], 300, SMALL)
+    pols = engine.policies([0, 1], 'behaviour_policy')
+    for i, m in enumerate(mdps):
+        out = engine._outputs(np.array([i]))[0, :m.n_states, :m.n_actions].double().numpy()
+        np.testing.assert_allclose(pols[i], cls.action_probabilities(engine.proto, out))
+        assert pols[i].shape == (m.n_states, m.n_actions)
+    obs = engine.pad([0, 1], np.array([0, 0]))
+    draws = np.array([engine.act([0, 1], obs, np.array([False, False])) for _ in range(3000)])
+    assert draws[:, 0].max() < mdps[0].n_actions   # never an action RiverSwim lacks
+    for i in range(2):
+        freq = np.bincount(draws[:, i], minlength=mdps[i].n_actions) / len(draws)
+        np.testing.assert_allclose(freq, pols[i][0], atol=0.035)
+    loop = LockstepLoop([type(m)(seed=0, **({'size': 5} if i == 0 else {'size': 3}), emission_map='StateInfo') for i, m in enumerate(mdps)],
+                        LockstepDQN(cls, [0, 1], [make_mdp_spec(m) for m in mdps], 300, dict(SMALL, min_replay_size=32)), seeds=[0, 1])
+    loop.run(300, log_every=100)
+    for l in loop.loops: assert l.logs.steps.max() == 299 and np.isfinite(l.logs.behaviour_normalized_cumulative_regret).all()

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['torch', 'DQN_SEARCH_SPACE', 'mlp', 'copy_parameters', 'sgd_step', 'seeded', 'Replay', 'DQN', 'needs_online_next',
-           'DQNEpisodic', 'DQNContinuous']
+           'acts_by_probabilities', 'DQNEpisodic', 'DQNContinuous']
 
 # %% ../../nbs/05p_agent.dqn.ipynb #577ae567
 import copy, threading
@@ -115,7 +115,7 @@ class DQN(NonTabularAgent):
                                                    d=((), np.float32), o1=(self.observation_shape, np.float32)))
         self.rng, self.total_steps = np.random.default_rng(self.seed), 0
 
-# %% ../../nbs/05p_agent.dqn.ipynb #dcc8b7d4
+# %% ../../nbs/05p_agent.dqn.ipynb #69acfcfc
 def _q(net, obs:np.ndarray)->np.ndarray:
     "Q-values of a batch of observations (no gradient)."
     with torch.no_grad(): return net(torch.from_numpy(np.ascontiguousarray(obs, np.float32))).numpy()
@@ -126,6 +126,9 @@ def _greedy_action(rng, q:np.ndarray)->int:
 
 @patch
 def _act(self:DQN, obs, h, first):
+    if acts_by_probabilities(type(self)):   # a variant's own exploration: an action drawn from its `action_probabilities`
+        p = self.action_probabilities(_q(self.online, obs[None]).astype(np.float64))[0]
+        return int(min(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum(), side='right'), len(p) - 1))
     if self.rng.random() < self.epsilon: return int(self.rng.integers(self.n_actions))
     return _greedy_action(self.rng, _q(self.online, obs[None])[0])
 
@@ -148,9 +151,9 @@ def _learn(self:DQN, obs, a, r, obs_next, terminal, h):
 def _table_outputs(self:DQN, obs): return _q(self.online, obs)
 
 @patch
-def _behaviour_from(self:DQN, out): return epsilon_greedy_policy(out, self.epsilon)
+def _behaviour_from(self:DQN, out): return self.action_probabilities(out)
 
-# %% ../../nbs/05p_agent.dqn.ipynb #6631d160
+# %% ../../nbs/05p_agent.dqn.ipynb #8a1ff10d
 @patch
 def bootstrap_value(self:DQN, target_next, # `(..., A)` the target network's values of the next observations
                     online_next=None # `(..., A)` the online network's values of them (given where a subclass overrides this method; else `None`)
@@ -168,6 +171,17 @@ def needs_online_next(agent_class # a `DQN` subclass
                      )->bool:
     "Whether `agent_class` overrides `bootstrap_value`, whose `online_next` is then computed and given."
     return agent_class.bootstrap_value is not DQN.bootstrap_value
+
+@patch
+def action_probabilities(self:DQN, q:np.ndarray # `(..., A)` float64 Q-values of the agent's actions
+                        )->np.ndarray:
+    "The policy the agent acts with, `(..., A)` rows of probabilities: ε-greedy, ties split evenly."
+    return epsilon_greedy_policy(q, self.epsilon)
+
+def acts_by_probabilities(agent_class # a `DQN` subclass
+                         )->bool:
+    "Whether `agent_class` overrides `action_probabilities`: it then acts by drawing from them (DQN itself acts as bsuite does, with the same policy)."
+    return agent_class.action_probabilities is not DQN.action_probabilities
 
 # %% ../../nbs/05p_agent.dqn.ipynb #901aff78
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')

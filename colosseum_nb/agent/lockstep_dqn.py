@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['torch', 'StackedReplay', 'LockstepDQN', 'distinct_rows', 'LockstepBootDQN']
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #2c5a1c66
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #449a061d
 import numpy as np
 from scipy.special import ndtri
 from .non_tabular import import_torch, epsilon_greedy_policy
-from .dqn import DQN, needs_online_next
+from .dqn import DQN, needs_online_next, acts_by_probabilities
 from .boot_dqn import BootDQN
-from .lockstep import LockstepEngine, StackedAdam, stacked_mlp, stacked_forward, masked_greedy
+from .lockstep import LockstepEngine, StackedAdam, stacked_mlp, stacked_forward, masked_greedy, sample_masked
 
 torch = import_torch()
 
@@ -54,7 +54,7 @@ class StackedReplay:
         "Each field's stored entries, `(N, capacity, ...)`."
         return {k: self.store[..., a:b].reshape(self.store.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #c0b32d69
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #6b364620
 def _every(engine, idx)->bool:
     "Whether `idx` is every run of the engine, in order."
     return len(idx) == engine.N and idx[0] == 0 and idx[-1] == engine.N - 1   # run indices are distinct and in order
@@ -74,6 +74,7 @@ class LockstepDQN(LockstepEngine):
         self.total_steps = np.zeros(N, np.int64)
         self.epsilon, self.discount, self.min_replay = p.epsilon, float(p.discount), p.min_replay_size
         self.online_next = needs_online_next(self.agent_class)   # a variant's `bootstrap_value` reads the online network's values of o'
+        self.own_policy = acts_by_probabilities(self.agent_class)   # a variant's `action_probabilities`: actions drawn from them
 
     def _params(self, params, idx):
         "The stacked parameters of runs `idx` (the tensors themselves when `idx` is every run, in order)."
@@ -83,11 +84,12 @@ class LockstepDQN(LockstepEngine):
         "The padded-action mask of runs `idx`."
         return self.invalid if _every(self, idx) else self.invalid[torch.as_tensor(np.asarray(idx), device=self.device)]
 
-# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #326a0cd4
+# %% ../../nbs/05w_agent.lockstep_dqn.ipynb #f53c923d
 def _dqn_act(self:LockstepDQN, idx, obs, first)->np.ndarray:
-    "ε-greedy actions of runs `idx` on their observations `(M, D)`."
+    "ε-greedy actions of runs `idx` on their observations `(M, D)` (a variant's: drawn from its `action_probabilities`)."
     idx = np.asarray(idx, np.int64); u = self.uniforms(idx, 3)
     with torch.no_grad(): q = stacked_forward(self._params(self.online, idx), obs[:, None])[:, 0]
+    if self.own_policy: return sample_masked(_probabilities(self, idx, q.double().cpu().numpy()), u[:, 0])
     a = masked_greedy(q, self._invalid(idx), u[:, 2])
     explore = u[:, 0] < self.epsilon
     return np.where(explore, (u[:, 1] * self.n_actions[idx]).astype(np.int64), a)
@@ -108,7 +110,13 @@ def _dqn_outputs(self:LockstepDQN, idx, x=None):
     with torch.no_grad(): return stacked_forward(self._params(self.online, idx), self.tables(idx) if x is None else x)
 
 LockstepDQN.act, LockstepDQN._loss, LockstepDQN._outputs = _dqn_act, _dqn_loss, _dqn_outputs
-LockstepDQN._behaviour_from = lambda self, out: epsilon_greedy_policy(out, self.epsilon)
+def _probabilities(self:LockstepDQN, idx, q:np.ndarray)->np.ndarray:
+    "The class's `action_probabilities` of runs `idx` from their values `q` `(M, A)`, each run's on its own actions (one call per number of actions), zero on the padding."
+    p, n = np.zeros_like(q), self.n_actions[idx]
+    for k in np.unique(n): rows = n == k; p[rows, :k] = self.proto.action_probabilities(q[rows, :k])
+    return p
+
+LockstepDQN._behaviour_from = lambda self, out: self.proto.action_probabilities(out)   # out: one run's outputs on its own actions
 
 # %% ../../nbs/05w_agent.lockstep_dqn.ipynb #6fd8e865
 def _sgd(self:LockstepDQN, idx):

@@ -262,9 +262,9 @@ def play_batched(engine, # a `LockstepEngine`
     for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
     return b.nrow.tolist()
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #99b4908f
+# %% ../../nbs/06f_experiment.lockstep.ipynb #93847235
 _ENGINE_BUILT = ('device', 'agent_class', 'seeds', 'specs', 'N', 'hyperparameters', 'proto', 'optimization_horizon', 'n_in', 'n_actions',
-                 'D', 'A', 'rows', 'table_prefix', 'table', 'keys', 'invalid', '_cache', 'online_next')   # what the constructor derives from its arguments
+                 'D', 'A', 'rows', 'table_prefix', 'table', 'keys', 'invalid', '_cache', 'online_next', 'own_policy')   # what the constructor derives from its arguments
 
 def _plain_state(x, seen:dict, path:str):
     "`x` as plain data: tensors tagged `__tensor__`, a tensor seen before as `__same__` (its first path), the engine's objects as `__object__`."

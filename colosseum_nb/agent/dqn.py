@@ -115,10 +115,10 @@ class DQN(NonTabularAgent):
                                                    d=((), np.float32), o1=(self.observation_shape, np.float32)))
         self.rng, self.total_steps = np.random.default_rng(self.seed), 0
 
-# %% ../../nbs/05p_agent.dqn.ipynb #69acfcfc
+# %% ../../nbs/05p_agent.dqn.ipynb #82f6b613
 def _q(net, obs:np.ndarray)->np.ndarray:
     "Q-values of a batch of observations (no gradient)."
-    with torch.no_grad(): return net(torch.from_numpy(np.ascontiguousarray(obs, np.float32))).numpy()
+    with torch.no_grad(): return net(torch.from_numpy(np.require(obs, np.float32, ['C', 'W']))).numpy()   # a read-only table is copied
 
 def _greedy_action(rng, q:np.ndarray)->int:
     "An action of largest value, ties broken uniformly at random."

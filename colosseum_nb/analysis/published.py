@@ -91,7 +91,21 @@ def _meta(out:Path, finals:pd.DataFrame)->dict:
     return dict(benchmark=out.name, package_version=__version__, n_steps=cfg.n_steps, log_every=cfg.log_performance_indicators_every,
                 n_mdps=n_mdps, settings=folder_settings(out), curve_columns=list(CURVE_COLUMNS), curve_points=CURVE_POINTS, agents=agents)
 
-# %% ../../nbs/10d_analysis.published.ipynb #3cfbfe2a
+# %% ../../nbs/10d_analysis.published.ipynb #7b426d55
+def _first_maker(new:pd.DataFrame, old:pd.DataFrame)->pd.DataFrame:
+    "`new` with the shipped `made_by` of every run already shipped with the same values (a run computed again by a later commit keeps the commit that made it first)."
+    if old is None or not len(old): return new
+    prev = old.drop_duplicates(_RUN_KEYS).set_index(_RUN_KEYS)
+    key = new.set_index(_RUN_KEYS).index
+    hit = np.flatnonzero(key.isin(prev.index))
+    if not len(hit): return new
+    cols = [c for c in new.columns if c not in _RUN_KEYS + ['made_by'] and c in prev]
+    a, b = new.iloc[hit][cols].to_numpy(dtype=float), prev.loc[key[hit], cols].to_numpy(dtype=float)
+    same = ((a == b) | (np.isnan(a) & np.isnan(b))).all(1)
+    out = new.copy()
+    out.iloc[hit[same], out.columns.get_loc('made_by')] = prev.loc[key[hit[same]], 'made_by'].astype(str).to_numpy()
+    return out
+
 def compact_results(folder, # a benchmark's results folder (`<root>/benchmark_<name>`)
                     data=None, # the folder of shipped benchmarks (default: `PUBLISHED_FOLDER`)
                     made_by:str='unknown', # the commit (or version) whose code made the runs
@@ -106,7 +120,8 @@ def compact_results(folder, # a benchmark's results folder (`<root>/benchmark_<n
     finals = _run_frame(finals, [c for c in LOG_COLUMNS if c != 'steps_per_second']).assign(made_by=made_by)
     curves = _run_frame(load_results(bench, hardness=False, columns=list(CURVE_COLUMNS), max_rows=points), ['steps', *CURVE_COLUMNS])
     _copy_setup(bench, out)
-    finals = _merged(_read_gz_csv(out / 'finals.csv.gz'), finals)
+    old = _read_gz_csv(out / 'finals.csv.gz')
+    finals = _merged(old, _first_maker(finals, old))
     _gz_csv(finals, out / 'finals.csv.gz')
     _gz_csv(_merged(_read_gz_csv(out / 'curves.csv.gz'), curves.drop(columns=['time_cut', 'last_training_step'])), out / 'curves.csv.gz', '%.6g')
     atomic_write(out / 'meta.json', json.dumps(_meta(out, finals), indent=1, sort_keys=True) + '\n')

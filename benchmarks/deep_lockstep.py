@@ -18,7 +18,7 @@ Construction (networks, tables, the regret workspaces) is outside the clock in b
 before. The machine may be shared: the load average is printed; compare only figures of one run of the script.
 
     NUMBA_NUM_THREADS=1 python benchmarks/deep_lockstep.py [--agents DQNContinuous ...] [--n 1 20 100 400] [--steps 2000]
-        [--log-every 500] [--device cpu|cuda] [--threads 1] [--repeat 1]
+        [--log-every 500] [--device cpu|cuda] [--threads 1] [--repeat 1] [--path auto|host|device|both]
 
 A shared machine's speed drifts by 10-30% over minutes: `--repeat K` times the single run and every N in K rounds, in
 turn, and prints the medians (with their ranges) and, as the ratio, the median of each round's own ratio.
@@ -27,6 +27,7 @@ import argparse, os, time
 import numpy as np
 
 AGENTS = ('DQNContinuous', 'BootDQNContinuous', 'ActorCriticContinuous', 'ActorCriticRNNContinuous')
+DEVICE_PATH = ('DQNContinuous',)   # the agents whose batches `play_on_device` steps (the others step on the host whatever --path says)
 
 def mdps_for(cls, n, benchmark=None):
     "n MDPs of the agent's quick test (or of `benchmark`), run k on instance k mod (number of MDPs), seed k."
@@ -44,14 +45,14 @@ def single(cls, T, log_every):
         t = time.perf_counter(); loop.run(T, log_every, stop_when_optimal=False); secs += time.perf_counter() - t; steps += T
     return steps / secs
 
-def lockstep(cls, n, T, log_every, device, benchmark=None):
-    "Aggregate steps/s of n runs in lockstep, and the mean final normalised behaviour regret (a sanity figure)."
+def lockstep(cls, n, T, log_every, device, benchmark=None, path='auto'):
+    "Aggregate steps/s of n runs in lockstep, and the mean final normalised behaviour regret (a sanity figure); `path`: 'host' (`play_batched`), 'device' (`play_on_device` where the runs fit) or 'auto' (the runner's choice)."
     from colosseum_nb.utils import make_mdp_spec
     from colosseum_nb.experiment.lockstep import LockstepLoop, lockstep_engine_class
     mdps = mdps_for(cls, n, benchmark)
     engine = lockstep_engine_class(cls)(cls, list(range(n)), [make_mdp_spec(m) for m in mdps], T, device=device)
     loop = LockstepLoop(mdps, engine)
-    t = time.perf_counter(); res = loop.run(T, log_every, stop_when_optimal=False); dt = time.perf_counter() - t
+    t = time.perf_counter(); res = loop.run(T, log_every, stop_when_optimal=False, on_device={'auto': None, 'host': False, 'device': True}[path]); dt = time.perf_counter() - t
     return n * T / dt, dt, float(np.mean([r['behaviour_normalized_cumulative_regret'] / (r['steps'] + 1) for _, r in res]))
 
 def warm():
@@ -78,6 +79,8 @@ def main():
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--repeat', type=int, default=1, help="rounds per agent, each timing the single run and every N in turn: medians (and ranges) of the rounds, the ratio the median of each round's own ratio")
     ap.add_argument('--no-single', action='store_true', help="skip today's single-run agent")
+    ap.add_argument('--path', choices=['auto', 'host', 'device', 'both'], default='auto',
+                    help="the batch's stepping: host (numba MDPs, play_batched), device (play_on_device: everything on the engine's device between logs; DQN, continuous), both side by side, or auto (device on a GPU)")
     ap.add_argument('--benchmark', help="the MDPs of this benchmark instead of the agent's quick test (and the projected time of its 400 runs)")
     a = ap.parse_args()
     if a.repeat < 1: ap.error(f"--repeat {a.repeat}: at least 1")
@@ -90,15 +93,19 @@ def main():
     print(f"{'agent':<26}{'N':>6}{'aggregate steps/s':>26}{'x single run':>14}{'seconds':>10}{'mean final behaviour regret':>30}", flush=True)
     for name in a.agents:
         cls = agent_class_from_name(name)
-        base, res = [], {n: [] for n in a.n}
+        paths = (['host', 'device'] if name in DEVICE_PATH else ['host']) if a.path == 'both' else [a.path]
+        if a.path in ('both', 'device') and name not in DEVICE_PATH: print(f"{name}: no device path yet (play_on_device steps DQN in the continuous setting); its batch steps on the host", flush=True)
+        base, res = [], {(n, p): [] for n in a.n for p in paths}
         for _ in range(a.repeat):   # rounds: the single run and every N timed in turn, so a slow spell of a shared machine touches both
             if not a.no_single: base.append(single(cls, a.steps, a.log_every))
-            for n in a.n: res[n].append(lockstep(cls, n, a.steps, a.log_every, a.device, a.benchmark))
+            for n in a.n:
+                for p in paths: res[(n, p)].append(lockstep(cls, n, a.steps, a.log_every, a.device, a.benchmark, p))
         if base: print(f"{name:<26}{'single':>6}{_spread(base):>26}{1.0:>14.2f}", flush=True)
-        for n in a.n:
-            sps = [r[0] for r in res[n]]
+        for n, p in res:
+            sps = [r[0] for r in res[(n, p)]]
             ratio = float(np.median([s / b for s, b in zip(sps, base)])) if base else float('nan')
-            print(f"{name:<26}{n:>6}{_spread(sps):>26}{ratio:>14.2f}{np.median([r[1] for r in res[n]]):>10.1f}{res[n][-1][2]:>30.3f}", flush=True)
+            label = name if p == 'auto' else f"{name} ({p})"
+            print(f"{label:<26}{n:>6}{_spread(sps):>26}{ratio:>14.2f}{np.median([r[1] for r in res[(n, p)]]):>10.1f}{res[(n, p)][-1][2]:>30.3f}", flush=True)
             if a.benchmark:
                 h = 400 * 500_000 / float(np.median(sps)) / 3600
                 where = f"{h:,.1f} h on one GPU (its host process on one core)" if a.device.startswith('cuda') else f"{h:,.1f} core-hours, {h / 2:,.1f} h on two cores"

@@ -3,7 +3,8 @@
 # pandas but not this package's other dependencies, in two parts of at most PART_S seconds each (default 540), every
 # figure printed as soon as it is measured:
 #   part 1: each engine's aggregate steps/s at N = 400, 1,600 and 6,400 runs, the exact regret logged every 100 steps
-#           (`benchmarks/deep_lockstep.py --device cuda --no-single`, the quick test's MDPs through StateInfo);
+#           (`benchmarks/deep_lockstep.py --device cuda --no-single --path both`, the quick test's MDPs through
+#           StateInfo; DQN on both paths, the host-stepped batch and the whole step on the device, side by side);
 #   part 2: Colosseum's non-tabular default benchmark for DQN through the main job, `colosseum_nb run --device cuda`
 #           (each of the four settings: 20 MDPs x 20 seeds x 500,000 steps through StateInfo, a log every 100 steps,
 #           all 400 runs of a setting as one lockstep batch): first every setting with 2,000 steps per run (the wall
@@ -20,6 +21,7 @@ set -u
 WHEELS=${1:-.whl}; shift || true
 PARTS=${*:-1 2}
 PART_S=${PART_S:-540}
+PATHS=${PATHS:-both}   # part 1's DQN: the batch stepped on the host (numba MDPs) and on the device (play_on_device), side by side
 DEVICE=${DEVICE:-cuda}; N_LIST=${N_LIST:-400 1600 6400}; AGENTS=${AGENTS:-DQNContinuous ActorCriticContinuous ActorCriticRNNContinuous BootDQNContinuous}
 export PYTHONUNBUFFERED=1 NUMBA_NUM_THREADS=${NUMBA_NUM_THREADS:-1}
 if ! python3 -c "import dask, distributed, gin, fastcore" 2>/dev/null; then
@@ -43,7 +45,7 @@ part1() {
       local left=$((end - SECONDS)); [ $left -gt 20 ] || { echo "part 1: out of time before $agent N=$n"; return; }
       echo "== part 1: $agent, N=$n ($left s left)"
       timeout $((left < 150 ? left : 150)) python3 benchmarks/deep_lockstep.py --device $DEVICE --no-single --agents $agent --n $n \
-          --steps 300 --log-every 100 || echo "   $agent N=$n: stopped (rc $?)"
+          --steps 300 --log-every 100 --path $PATHS || echo "   $agent N=$n: stopped (rc $?)"
     done
   done
 }

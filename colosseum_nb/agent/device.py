@@ -177,7 +177,7 @@ def device_sample(p, # (M, A) float64 probabilities (zero on invalid actions)
     last = p.shape[1] - 1 - (p > 0).flip(-1).to(torch.int8).argmax(-1)
     return torch.minimum(a, last)
 
-# %% ../../nbs/05ua_agent.device.ipynb #4243a451
+# %% ../../nbs/05ua_agent.device.ipynb #0e66910b
 class DeviceAdam:
     "Adam on stacked parameters `(N, ...)`, each run with its own step count, stepping the active runs with masks only."
     def __init__(self, params:list, # stacked leaf tensors with `requires_grad`
@@ -195,16 +195,15 @@ class DeviceAdam:
             ):
         "One Adam step of the active runs (their gradients in `.grad`); the others keep their parameters, moments and counts."
         self.t += active.to(torch.float64)
-        t = self.t.clamp_min(1.0)
-        lr1, bc2 = self.lr / (1 - self.b1 ** t), torch.sqrt(1 - self.b2 ** t)
+        t, on = self.t.clamp_min(1.0), active.to(torch.float64)
         for p, m, v in zip(self.params, self.m, self.v):
             if p.grad is None: continue
-            shape = (-1,) + (1,) * (p.dim() - 1)
-            on, g = active.view(shape), p.grad
-            m.copy_(torch.where(on, self.b1 * m + (1 - self.b1) * g, m))
-            v.copy_(torch.where(on, self.b2 * v + (1 - self.b2) * g * g, v))
-            upd = (lr1.view(shape) * m / (v.sqrt() / bc2.view(shape) + self.eps)).to(p.dtype)
-            p.sub_(torch.where(on, upd, torch.zeros_like(upd)))
+            shape, dt, g = (-1,) + (1,) * (p.dim() - 1), p.dtype, p.grad
+            w1, w2 = (on * (1 - self.b1)).to(dt).view(shape), (on * (1 - self.b2)).to(dt).view(shape)   # 0 for the inactive runs: nothing moves
+            lr1, bc2 = (on * self.lr / (1 - self.b1 ** t)).to(dt).view(shape), torch.sqrt(1 - self.b2 ** t).to(dt).view(shape)
+            m.add_((g - m).mul_(w1))                    # m + (1 - b1)(g - m), torch's lerp
+            v.add_((g * g - v).mul_(w2))
+            p.sub_(m.div(v.sqrt().div_(bc2).add_(self.eps)).mul_(lr1))
 
 # %% ../../nbs/05ua_agent.device.ipynb #5fcf50f9
 class HostSyncError(RuntimeError):

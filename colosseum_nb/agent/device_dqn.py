@@ -15,7 +15,7 @@ from .device import device_keys, device_uniforms, device_greedy, DeviceAdam
 
 torch = import_torch()
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #0f852d6f
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #5506064e
 class DeviceDQN:
     "The learning state of a `LockstepDQN`'s runs as tensors on one device, stepped with no host synchronisation."
     def __init__(self, engine:LockstepDQN, # a DQN engine (its current state is copied)
@@ -23,15 +23,16 @@ class DeviceDQN:
                 ):
         if type(engine).act is not LockstepDQN.act or engine.own_policy or getattr(engine, 'K', 1) != 1:
             raise ValueError(f"{engine!r}: DeviceDQN steps DQN and its variants that change only the target or the loss, not a variant's own policy or BootDQN")
-        dev, p, rp = device or engine.device, engine.proto, engine.replay
+        dev, p, rp, o = device or engine.device, engine.proto, engine.replay, engine.optimizer
+        self.shared = torch.device(dev) == torch.device(engine.device)   # the engine's own tensors, updated in place: nothing to copy back
+        own = (lambda x: x) if self.shared else (lambda x: x.detach().clone().to(dev))
         on = lambda x, dt=None: torch.as_tensor(x, dtype=dt).detach().clone().to(dev)
         self.engine, self.device, self.N, self.proto = engine, dev, engine.N, p
-        self.online = [on(w).requires_grad_() for w in engine.online]
-        self.target = [on(w) for w in engine.target]
-        o = engine.optimizer
+        self.online = engine.online if self.shared else [own(w).requires_grad_() for w in engine.online]
+        self.target = [own(w) for w in engine.target]
         self.optimizer = DeviceAdam(self.online, lr=o.lr, betas=(o.b1, o.b2), eps=o.eps)
-        self.optimizer.m, self.optimizer.v, self.optimizer.t = [on(x) for x in o.m], [on(x) for x in o.v], on(o.t)
-        self.store, self.capacity, self.slices = on(rp.store), rp.capacity, rp.slices
+        self.optimizer.m, self.optimizer.v, self.optimizer.t = [own(x) for x in o.m], [own(x) for x in o.v], own(o.t)
+        self.store, self.capacity, self.slices = own(rp.store), rp.capacity, rp.slices
         self.ptr, self.size, self.total = on(rp.ptr, torch.int64), on(rp.size, torch.int64), on(engine.total_steps, torch.int64)
         self.keys, self.counters = device_keys(engine.keys, dev), on(engine.counters, torch.int64)
         self.table, self.invalid, self.n_actions = on(engine.table), on(engine.invalid), on(engine.n_actions, torch.int64)
@@ -102,15 +103,16 @@ def learn(self:DeviceDQN, rows, # (N,) int64 tensor: the rows of the observation
     with torch.no_grad():
         for p, t in zip(self.online, self.target): t.copy_(torch.where(sync.view((-1,) + (1,) * (p.dim() - 1)), p, t))
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #f42a47dc
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #46dcca24
 @patch
 def to_engine(self:DeviceDQN)->LockstepDQN:
-    "Write the runs' learning state into the engine it was taken from, on the engine's device; returns the engine."
+    "Bring the engine up to date with the runs' learning state (its networks, moments and replay are this object's own where they share a device; else copied); returns the engine."
     e, dev = self.engine, self.engine.device
-    with torch.no_grad():
-        for mine, theirs in ((self.online, e.online), (self.target, e.target), (self.optimizer.m, e.optimizer.m), (self.optimizer.v, e.optimizer.v)):
-            for x, y in zip(mine, theirs): y.copy_(x.detach().to(dev))
-        e.optimizer.t.copy_(self.optimizer.t.to(dev)); e.replay.store.copy_(self.store.to(dev))
+    if not self.shared:
+        with torch.no_grad():
+            for mine, theirs in ((self.online, e.online), (self.target, e.target), (self.optimizer.m, e.optimizer.m), (self.optimizer.v, e.optimizer.v)):
+                for x, y in zip(mine, theirs): y.copy_(x.detach().to(dev))
+            e.optimizer.t.copy_(self.optimizer.t.to(dev)); e.replay.store.copy_(self.store.to(dev))
     e.optimizer.uniform = bool((e.optimizer.t == e.optimizer.t[0]).all())
     e.replay.ptr[:], e.replay.size[:] = self.ptr.cpu().numpy(), self.size.cpu().numpy()
     e.total_steps[:], e.counters[:] = self.total.cpu().numpy(), self.counters.cpu().numpy()

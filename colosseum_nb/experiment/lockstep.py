@@ -54,7 +54,7 @@ class LockstepLoop:
     def __len__(self): return len(self.loops)
     def __repr__(self): return f"LockstepLoop({len(self)} runs of {self.engine!r})"
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #98338fcd
+# %% ../../nbs/06f_experiment.lockstep.ipynb #e368cd65
 @patch
 def _prepare(self:LockstepLoop, T, log_every, max_time, stop_when_optimal)->tuple:
     "Each run's plan (`MDPLoop._plan`), its `out` array and the keyword arguments of its loop."
@@ -70,12 +70,16 @@ def _prepare(self:LockstepLoop, T, log_every, max_time, stop_when_optimal)->tupl
 def run(self:LockstepLoop, T:int, # steps of every run
         log_every:int=-1, # log every that many steps (0 or negative: only at the end)
         max_time:float=np.inf, # each run's time budget, in seconds of its share of the batch's time
-        stop_when_optimal:bool=None # Colosseum's optimality stop (None: the settings', off by default)
+        stop_when_optimal:bool=None, # Colosseum's optimality stop (None: the settings', off by default)
+        on_device:bool=None # step on the engine's device (`play_on_device`) where the runs fit: None where that device is a GPU, True on the CPU too
        )->list:
     "Play every run for `T` steps in lockstep; return each run's `(last training step or -1, last log row)` (the logs are in `loops[i].logs`)."
     from colosseum_nb.agent.lockstep import play_lockstep
+    from colosseum_nb.experiment.device import play_on_device
     plans, outs, kws = self._prepare(T, log_every, max_time, stop_when_optimal)
-    rows = play_batched(self.engine, kws) if self.rows_only else None   # the runs' loops as one where their observations are rows
+    if on_device is None: on_device = not str(self.engine.device).startswith('cpu')
+    rows = play_on_device(self.engine, kws) if self.rows_only and on_device else None
+    if rows is None and self.rows_only: rows = play_batched(self.engine, kws)   # the runs' loops as one where their observations are rows
     if rows is None: rows = play_lockstep(self.engine, kws)
     return [l._finish(p, n, o) for l, p, n, o in zip(self.loops, plans, rows, outs)]
 

@@ -17,20 +17,25 @@ from .lockstep import _Batch
 
 torch = import_torch()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #db5c490c
+# %% ../../nbs/06fa_experiment.device.ipynb #1b357188
 def mdp_key(seed:int # a run's loop seed
            )->np.uint64:
     "The key of the stream a run's MDP draws from on the device (`SeedSequence([seed, 1])`: apart from the agents' `run_key(seed)`)."
     return np.random.SeedSequence([int(seed), 1]).generate_state(1, np.uint64)[0]
 
 def device_usable(engine, loops:list)->bool:
-    "Whether `play_on_device` plays these runs: a `DeviceDQN` engine, continuous runs, the rest as `play_batched` needs."
-    if not isinstance(engine, LockstepDQN) or type(engine).act is not LockstepDQN.act or engine.own_policy or getattr(engine, 'K', 1) != 1: return False
-    return all(k['m'][9] == 0 for k in loops)
+    "Whether `play_on_device` plays these runs: an engine `DeviceDQN` steps (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
+    return isinstance(engine, LockstepDQN) and type(engine).act is LockstepDQN.act and not engine.own_policy and getattr(engine, 'K', 1) == 1
 
-# %% ../../nbs/06fa_experiment.device.ipynb #4dcc2be7
+# %% ../../nbs/06fa_experiment.device.ipynb #04d303c4
+def _padded_values(x:np.ndarray, off:np.ndarray, width:int)->np.ndarray:
+    "The ragged per-run values `x` (offsets `off`) as an `(N, width)` array, zero-padded."
+    out = np.zeros((len(off) - 1, width))
+    for i in range(len(off) - 1): out[i, :off[i + 1] - off[i]] = x[off[i]:off[i + 1]]
+    return out
+
 class _DeviceBatch(_Batch):
-    "`_Batch` whose steps run on the engine's device; the host's arrays are brought up to date at each log."
+    "`_Batch` whose steps run on the engine's device; the host's arrays are brought up to date where it reads them."
     def __init__(self, engine, loops):
         super().__init__(engine, loops)
         d = self.device = engine.device
@@ -38,63 +43,91 @@ class _DeviceBatch(_Batch):
         self.mdps = DeviceMDPs([k['m'] for k in loops], self.A, d)
         self.mkeys = device_keys(np.array([mdp_key(k['seed']) for k in loops], np.uint64), d)
         self.mcounters = torch.zeros(self.N, dtype=torch.int64, device=d)
-        v = self.values
-        self.rho = torch.as_tensor(v.top[v.off[:-1]], device=d); self.rho_worst = torch.as_tensor(v.bottom[v.off[:-1]], device=d)
-        self.bw = torch.zeros(self.N, int(np.diff(v.off).max()), dtype=torch.float64, device=d)
+        v = self.values; self.width = int(np.diff(v.off).max())
+        self.top, self.bottom = (torch.from_numpy(_padded_values(x, v.off, self.width)).to(d) for x in (v.top, v.bottom))
+        self.bw = torch.zeros(self.N, self.width, dtype=torch.float64, device=d)
+        self.dH, self.dS = torch.from_numpy(np.maximum(self.H, 1)).to(d), torch.from_numpy(self.S).to(d)
         z = lambda: torch.zeros(self.N, dtype=torch.float64, device=d)
-        self.ds, self.dcr, self.dcb, self.dcbn, self.dcrl = torch.zeros(self.N, dtype=torch.int64, device=d), z(), z(), z(), z()
-        self.unresolved = torch.zeros(self.N, dtype=torch.int64, device=d)
-        self.learning = torch.ones(self.N, dtype=torch.bool, device=d)
+        zi = lambda: torch.zeros(self.N, dtype=torch.int64, device=d)
+        self.ds, self.ds0, self.dh, self.dcr, self.dcb, self.dcbn, self.dcrl = zi(), zi(), zi(), z(), z(), z(), z()
+        self.unresolved, self.learning = zi(), torch.ones(self.N, dtype=torch.bool, device=d)
 
     def _upload_behaviour(self):
-        "Copy the behaviour policy's gains, as the host's workspaces hold them, to the device."
-        v, bw = self.values, np.zeros(tuple(self.bw.shape))
-        for i in range(self.N): bw[i, :v.off[i + 1] - v.off[i]] = v.bw[v.off[i]:v.off[i + 1]]
-        self.bw.copy_(torch.from_numpy(bw))
+        "Copy the behaviour policy's values, as the host's workspaces hold them, to the device."
+        self.bw.copy_(torch.from_numpy(_padded_values(self.values.bw, self.values.off, self.width)))
 
     def _download(self):
-        "The host's state and sums, from the device (at a log)."
-        self.s[:] = self.ds.cpu().numpy()
+        "The host's states and sums, from the device."
+        self.s[:], self.s0[:] = self.ds.cpu().numpy(), self.ds0.cpu().numpy()
         for host, dev in ((self.cr, self.dcr), (self.cb, self.dcb), (self.cbn, self.dcbn), (self.crl, self.dcrl)): host[:] = dev.cpu().numpy()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #a0a549e5
+# %% ../../nbs/06fa_experiment.device.ipynb #87a59f44
 @patch
 def _start(self:_DeviceBatch, seed:int):
     "Each run's first state, drawn on the device from its MDP's stream; the agents told; the first behaviour policies read."
-    self.ds.copy_(self.mdps.start(device_uniforms(self.mkeys, self.mcounters, 1)[:, 0]))
+    self.ds.copy_(self.mdps.start(device_uniforms(self.mkeys, self.mcounters, 1)[:, 0])); self.ds0.copy_(self.ds)
     self.s[:] = self.s0[:] = self.ds.cpu().numpy()
     for i in range(self.N): self.engine.run(i).before_start_interacting(None)
     self._read_behaviour(range(self.N), 0); self._upload_behaviour()
 
 @patch
 def _gap(self:_DeviceBatch):
-    "The behaviour regret of this step of every run, normalised, and the optimal gain (`_continuous_gap` on the device)."
-    d = (self.rho - self.bw[self.agent.runs, self.ds]).clamp_min(0.0)
-    return d, d / (self.rho - self.rho_worst), self.rho
+    "The behaviour regret of this step of every run, normalised, and the optimal value per step (`_continuous_gap` and `_episodic_gap` on the device)."
+    j = self.ds0 if self.episodic else self.ds
+    r = self.agent.runs
+    top, bottom, bw = self.top[r, j], self.bottom[r, j], self.bw[r, j]
+    gap = (top - bw).clamp_min(0.0)
+    if not self.episodic: return gap, gap / (top - bottom), top
+    den = top - bottom
+    return gap / self.dH, torch.where(den > 0, gap / torch.where(den > 0, den, 1.0), 0.0), top / self.dH
 
-# %% ../../nbs/06fa_experiment.device.ipynb #33dd5a07
+# %% ../../nbs/06fa_experiment.device.ipynb #7ca08fb1
+@patch
+def _transition(self:_DeviceBatch, terminal:np.ndarray):
+    "Act, step the MDPs and learn, on the device; `terminal` (host-known: episodes have fixed lengths) marks the runs whose episode this step ends. Returns the next states."
+    s, r_ = self.ds, self.agent.runs
+    rows = self.dh * self.dS + s if self.episodic else s
+    a = self.agent.act(rows)
+    db, dbn, opt = self._gap()
+    sp, r, bad = self.mdps.step(s, a, device_uniforms(self.mkeys, self.mcounters, self.mdps.draws))
+    self.unresolved.add_(bad.to(torch.int64))
+    term = torch.from_numpy(terminal).to(self.device) if terminal.any() else torch.zeros_like(self.learning)
+    nxt = torch.where(term, -1, (self.dh + 1) * self.dS + sp) if self.episodic else sp
+    self.agent.learn(rows, a, r, nxt, term, self.learning)
+    self.dcr.add_(r); self.dcb.add_(db); self.dcbn.add_(dbn); self.dcrl.add_(opt - r)
+    return sp, term
+
+# %% ../../nbs/06fa_experiment.device.ipynb #5628fef6
 @patch
 def _device_step(self:_DeviceBatch, t:int, clock):
-    "Step `t` of every run on the device; at a log, the host's exact regret and the behaviour policies read."
+    "Step `t` of every run on the device; the host reads the device at a log (the exact regret, the continuous behaviour policies) and at an episode's end (the next episode's behaviour policy)."
     tr = self.training
     timed = tr & (self.max_time < np.inf)
     if timed.any():
         cut = timed & (clock() > self.max_time - 0.5)
         if cut.any(): self.last_training[cut] = t; tr &= ~cut; self.learning.copy_(torch.from_numpy(tr))
     log = t > 0 and self.log_every > 0 and t % self.log_every == 0
-    s = self.ds
-    a = self.agent.act(s)
-    db, dbn, opt = self._gap()
-    sp, r, bad = self.mdps.step(s, a, device_uniforms(self.mkeys, self.mcounters, self.mdps.draws))
-    self.unresolved.add_(bad.to(torch.int64))
-    self.agent.learn(s, a, r, sp, torch.zeros_like(self.learning), self.learning)
-    if log or (self.log_every > 0 and t % self.log_every == 0):
-        self._download(); self.agent.to_engine()
-        if log: self._evaluate(range(self.N), t, sp.cpu().numpy(), self.s0, clock()); self.learning.copy_(torch.from_numpy(self.training))
+    terminal = (self.h + 1 == self.H) if self.episodic else np.zeros(self.N, bool)
+    cr, cb, cbn, crl = (x.clone() for x in (self.dcr, self.dcb, self.dcbn, self.dcrl)) if log else (None,) * 4
+    sp, term = self._transition(terminal)
+    if log:   # the log row holds the sums before this step, as `_Batch._step` writes it
+        self.agent.to_engine()
+        self.s0[:] = self.ds0.cpu().numpy()
+        for host, dev in ((self.cr, cr), (self.cb, cb), (self.cbn, cbn), (self.crl, crl)): host[:] = dev.cpu().numpy()
+        self._evaluate(range(self.N), t, sp.cpu().numpy(), self.s0, clock()); self.learning.copy_(torch.from_numpy(self.training))
+    if self.episodic and terminal.any():
+        snew = self.mdps.start(device_uniforms(self.mkeys, self.mcounters, 1, term)[:, 0])
+        self.ds = torch.where(term, snew, sp); self.ds0 = torch.where(term, self.ds, self.ds0)
+        ended = np.flatnonzero(terminal); self.s0[ended] = self.ds0.cpu().numpy()[ended]
+        if not log: self.agent.to_engine()
+        self._read_behaviour(ended, t); self._upload_behaviour()
+    else: self.ds = sp
+    if not self.episodic and self.log_every > 0 and t % self.log_every == 0:
+        if not log: self.agent.to_engine()
         self._read_behaviour(range(self.N), t); self._upload_behaviour()
     self.since += 1
-    self.dcr.add_(r); self.dcb.add_(db); self.dcbn.add_(dbn); self.dcrl.add_(opt - r)
-    self.ds = sp
+    self.h = np.where(terminal, 0, self.h + 1)
+    if self.episodic: self.dh.copy_(torch.where(term, 0, self.dh + 1))
 
 # %% ../../nbs/06fa_experiment.device.ipynb #e080ddc6
 def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts

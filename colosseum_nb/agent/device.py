@@ -50,7 +50,7 @@ def device_uniforms(keys, # (N,) int64 tensor: `device_keys`
     counters.add_(k if active is None else active.to(torch.int64) * k)
     return u
 
-# %% ../../nbs/05ua_agent.device.ipynb #e22e3f6b
+# %% ../../nbs/05ua_agent.device.ipynb #29674567
 GAMMA_ROUNDS = 10  # Marsaglia-Tsang proposals drawn per Gamma variate
 GAMMA_DRAWS = 3 * GAMMA_ROUNDS + 1  # uniforms per Gamma variate: two for each proposal's normal, one for its test, one for the boost
 
@@ -63,16 +63,16 @@ def device_gammas(a, # (...,) float64 tensor of shapes, > 0
                  )->tuple:
     "`(x, unresolved)`: Gamma(`a`, 1) variates by Marsaglia and Tsang's method with `GAMMA_ROUNDS` proposals each, and where none was accepted (`x` is then `d`)."
     boost = a < 1
-    d = torch.where(boost, a + 1, a) - 1.0 / 3.0
+    d = (torch.where(boost, a + 1, a) - 1.0 / 3.0)[..., None]
     c = 1.0 / torch.sqrt(9.0 * d)
-    x, done = d.clone(), torch.zeros_like(a, dtype=torch.bool)
-    for r in range(GAMMA_ROUNDS):
-        z = _normal(u[..., 3 * r], u[..., 3 * r + 1])
-        w = 1.0 + c * z
-        v = w * w * w
-        ok = (w > 0) & (torch.log(u[..., 3 * r + 2]) < 0.5 * z * z + d - d * v + d * torch.log(v.clamp_min(1e-300)))
-        x = torch.where(ok & ~done, d * v, x)
-        done = done | ok
+    R = 3 * GAMMA_ROUNDS
+    z = _normal(u[..., 0:R:3], u[..., 1:R:3])                       # (..., rounds): every proposal at once
+    w = 1.0 + c * z
+    v = w * w * w
+    ok = (w > 0) & (torch.log(u[..., 2:R:3]) < 0.5 * z * z + d - d * v + d * torch.log(v.clamp_min(1e-300)))
+    first = ok.to(torch.int8).argmax(-1, keepdim=True)              # the first accepted proposal (0 where none is)
+    done = ok.any(-1)
+    x = torch.where(done, (d * v).gather(-1, first)[..., 0], d[..., 0])
     x = torch.where(boost, x * (1.0 - u[..., -1]) ** (1.0 / a), x)
     return x, ~done
 
@@ -108,7 +108,7 @@ def _padded_starts(ms:list)->tuple:
         L = len(m[7]); st[i, :L] = m[7]; cum[i, :L - 1] = np.add.accumulate(m[8])[:L - 1]
     return st, cum
 
-# %% ../../nbs/05ua_agent.device.ipynb #8c92cea7
+# %% ../../nbs/05ua_agent.device.ipynb #327fbdef
 class DeviceMDPs:
     "The MDPs of a batch's runs as padded tables on a device: a step of every run is a few gathers and comparisons."
     def __init__(self, ms:list, # per run, `_mdp_arrays(mdp)`
@@ -126,12 +126,13 @@ class DeviceMDPs:
         self.p0, self.p1, self.starts, self.start_cum = t(p0), t(p1), t(st), t(scum)
         self.lo, self.hi = t(np.array([m[5] for m in ms], float)), t(np.array([m[6] for m in ms], float))
         self.any_stochastic = bool(sto.any())   # known on the host when built: a step draws the Beta's uniforms only then
+        self.sto_runs = t(np.flatnonzero(sto.any((1, 2))))   # the runs with stochastic rewards
         self.draws = 1 + (2 * GAMMA_DRAWS if self.any_stochastic else 0)   # uniforms per run and step
         self.runs = torch.arange(self.N, device=device)
 
     def __repr__(self): return f"DeviceMDPs({self.N} runs, up to {self.Amax} actions, {self.draws} uniforms a step, device={self.device!r})"
 
-# %% ../../nbs/05ua_agent.device.ipynb #11807577
+# %% ../../nbs/05ua_agent.device.ipynb #a77ecd42
 @patch
 def step(self:DeviceMDPs, s, # (N,) int64 tensor: the runs' states
                  a, # (N,) int64 tensor: their actions (each valid for its run's MDP)
@@ -144,10 +145,11 @@ def step(self:DeviceMDPs, s, # (N,) int64 tensor: the runs' states
     sp = self.nxt[self.runs, row, k]
     x = self.p0[self.runs, row, k]
     bad = torch.zeros_like(s, dtype=torch.bool)
-    if self.any_stochastic:
-        y, unresolved = device_betas(x, self.p1[self.runs, row, k], u[:, 1:])
-        sto = self.stochastic[self.runs, row, k]
-        x, bad = torch.where(sto, y, x), sto & unresolved
+    if self.any_stochastic:   # the Beta variates of the runs whose MDP has stochastic rewards only (a set fixed when built)
+        i = self.sto_runs
+        y, unresolved = device_betas(x[i], self.p1[i, row[i], k[i]], u[i, 1:])
+        sto = self.stochastic[i, row[i], k[i]]
+        x, bad = x.index_put((i,), torch.where(sto, y, x[i])), bad.index_put((i,), sto & unresolved)
     return sp, self.lo + x * (self.hi - self.lo), bad
 
 @patch
@@ -204,6 +206,20 @@ class DeviceAdam:
             m.add_((g - m).mul_(w1))                    # m + (1 - b1)(g - m), torch's lerp
             v.add_((g * g - v).mul_(w2))
             p.sub_(m.div(v.sqrt().div_(bc2).add_(self.eps)).mul_(lr1))
+
+# %% ../../nbs/05ua_agent.device.ipynb #e10e4445
+@patch
+@torch.no_grad()
+def step_all(self:DeviceAdam, count:int # every run's step count before this step (the same for all)
+            ):
+    "One Adam step of every run, all at the step count `count`, by torch's fused kernel (no mask, no host read)."
+    ps = [i for i, p in enumerate(self.params) if p.grad is not None]
+    if getattr(self, '_count', None) is None: self._count = torch.zeros((), device=self.params[0].device)
+    self._count.fill_(count + 1)   # the count after this step: torch's Adam adds 1 before its kernel
+    torch._fused_adam_([self.params[i] for i in ps], [self.params[i].grad for i in ps], [self.m[i] for i in ps], [self.v[i] for i in ps], [],
+                       [self._count] * len(ps), amsgrad=False, lr=self.lr, beta1=self.b1, beta2=self.b2, weight_decay=0.0, eps=self.eps,
+                       maximize=False, grad_scale=None, found_inf=None)
+    self.t += 1
 
 # %% ../../nbs/05ua_agent.device.ipynb #5fcf50f9
 class HostSyncError(RuntimeError):

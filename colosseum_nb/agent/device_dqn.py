@@ -15,7 +15,7 @@ from .device import device_keys, device_uniforms, device_greedy, DeviceAdam
 
 torch = import_torch()
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #5506064e
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #72bb2f8b
 class DeviceDQN:
     "The learning state of a `LockstepDQN`'s runs as tensors on one device, stepped with no host synchronisation."
     def __init__(self, engine:LockstepDQN, # a DQN engine (its current state is copied)
@@ -39,6 +39,7 @@ class DeviceDQN:
         self.runs = torch.arange(self.N, device=dev)
         self.epsilon, self.discount, self.min_replay = float(engine.epsilon), engine.discount, int(engine.min_replay)
         self.batch, self.sgd_period, self.target_period = int(p.batch_size), int(p.sgd_period), int(p.target_update_period)
+        self.known = dict(total=engine.total_steps.copy(), size=rp.size.copy(), t=o.t.detach().cpu().numpy().copy())   # the host's copy of the schedule's counts
 
     def __repr__(self): return f"DeviceDQN({self.engine.agent_class.__name__}, {self.N} runs, device={self.device!r})"
 
@@ -52,14 +53,14 @@ def act(self:DeviceDQN, rows # (N,) int64 tensor: each run's row of its observat
     a = device_greedy(q, self.invalid, u[:, 2])
     return torch.where(u[:, 0] < self.epsilon, (u[:, 1] * self.n_actions).to(torch.int64), a)
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #b23b7436
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #ad64196e
 @patch
 def _store(self:DeviceDQN, o, a, r, d, o1, learning):
     "Write each learning run's transition at its position (the others' entries rewritten unchanged) and advance its position and size."
     parts = dict(o=o, a=a.to(torch.float32)[:, None], r=r.to(torch.float32)[:, None], d=d[:, None], o1=o1)
     row = torch.cat([parts[k].reshape(self.N, b - a_) for k, (a_, b, _, _) in self.slices.items()], 1)
-    at = self.store[self.runs, self.ptr]
-    self.store[self.runs, self.ptr] = torch.where(learning[:, None], row, at)
+    flat, rows = self.runs * self.capacity + self.ptr, self.store.view(-1, self.store.shape[2])   # one row per stored entry
+    rows.index_copy_(0, flat, torch.where(learning[:, None], row, rows.index_select(0, flat)))
     self.ptr.copy_(torch.where(learning, (self.ptr + 1) % self.capacity, self.ptr))
     self.size.copy_(torch.where(learning, torch.clamp(self.size + 1, max=self.capacity), self.size))
 
@@ -68,10 +69,10 @@ def _batch(self:DeviceDQN, due)->dict:
     "Each run's minibatch `(N, B, ...)` per field, drawn from its stored entries with its stream (only the due runs' counters advance)."
     u = device_uniforms(self.keys, self.counters, self.batch, due)
     j = torch.minimum((u * self.size[:, None]).to(torch.int64), (self.size - 1).clamp_min(0)[:, None])
-    x = self.store[self.runs[:, None], j]
+    x = self.store.view(-1, self.store.shape[2]).index_select(0, (self.runs[:, None] * self.capacity + j).view(-1)).view(self.N, self.batch, -1)
     return {k: x[..., a:b].reshape(x.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #17a29c5a
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #2dfabdeb
 @patch
 def _loss(self:DeviceDQN, b:dict, w):
     "The runs' losses on their minibatches `b`, weighted by `w` (1 for a due run, 0 otherwise) and summed."
@@ -84,24 +85,43 @@ def _loss(self:DeviceDQN, b:dict, w):
     return (w * self.proto.td_loss(qa - y).mean(1)).sum()
 
 @patch
+def _schedule(self:DeviceDQN, learning:np.ndarray # (N,) bool: the runs that learn this step
+             )->tuple:
+    "From the host's copy of the counts (they follow from who learned when): `(due, sync, count)`, the runs due for an SGD step and a target copy, and their common Adam count if every run is due at one count (else `None`)."
+    k = self.known
+    k['total'] = k['total'] + learning
+    k['size'] = np.where(learning, np.minimum(k['size'] + 1, self.capacity), k['size'])
+    due = learning & (k['total'] % self.sgd_period == 0) & (k['size'] >= self.min_replay)
+    count = int(k['t'][0]) if due.all() and (k['t'] == k['t'][0]).all() else None
+    k['t'] = k['t'] + due
+    return due, due & (k['total'] % self.target_period == 0), count
+
+@patch
 def learn(self:DeviceDQN, rows, # (N,) int64 tensor: the rows of the observations acted on
           a, # (N,) int64 tensor: the actions taken
           r, # (N,) tensor: the rewards
           rows_next, # (N,) int64 tensor: the rows of the next observations (-1: the zero observation)
           terminal, # (N,) bool tensor: the transition ends an episode
-          learning # (N,) bool tensor: the runs that still learn (the others store nothing and never step)
+          learning, # (N,) bool tensor: the runs that still learn (the others store nothing and never step)
+          known:np.ndarray=None # the same mask on the host, where the caller has it: the steps with nothing due are skipped, and a step of every run at one count takes the fused Adam kernel
          ):
     "Store the learning runs' transitions, one SGD step for the runs due, and their target copies due."
     o, o1 = self.table[self.runs, rows], self.table[self.runs, rows_next]
     self._store(o, a, r, 1.0 - terminal.to(torch.float32), o1, learning)
     self.total.add_(learning.to(torch.int64))
     due = learning & (self.total % self.sgd_period == 0) & (self.size >= self.min_replay)
+    plan = self._schedule(np.asarray(known, bool)) if known is not None else None
+    if plan is not None and not plan[0].any(): return   # no run is due: no SGD step, no copy (nor any draw)
     self.optimizer.zero_grad()
     self._loss(self._batch(due), due.to(torch.float32)).backward()
-    self.optimizer.step(due)
+    if plan is not None and plan[2] is not None: self.optimizer.step_all(plan[2])
+    else: self.optimizer.step(due)
+    if plan is not None and not plan[1].any(): return
     sync = due & (self.total % self.target_period == 0)
     with torch.no_grad():
-        for p, t in zip(self.online, self.target): t.copy_(torch.where(sync.view((-1,) + (1,) * (p.dim() - 1)), p, t))
+        for p, t in zip(self.online, self.target):
+            if plan is not None and plan[1].all(): t.copy_(p)
+            else: t.copy_(torch.where(sync.view((-1,) + (1,) * (p.dim() - 1)), p, t))
 
 # %% ../../nbs/05wa_agent.device_dqn.ipynb #46dcca24
 @patch

@@ -81,7 +81,7 @@ def _gap(self:_DeviceBatch):
     den = top - bottom
     return gap / self.dH, torch.where(den > 0, gap / torch.where(den > 0, den, 1.0), 0.0), top / self.dH
 
-# %% ../../nbs/06fa_experiment.device.ipynb #7ca08fb1
+# %% ../../nbs/06fa_experiment.device.ipynb #cd5e0eb6
 @patch
 def _transition(self:_DeviceBatch, terminal:np.ndarray):
     "Act, step the MDPs and learn, on the device; `terminal` (host-known: episodes have fixed lengths) marks the runs whose episode this step ends. Returns the next states."
@@ -93,7 +93,7 @@ def _transition(self:_DeviceBatch, terminal:np.ndarray):
     self.unresolved.add_(bad.to(torch.int64))
     term = torch.from_numpy(terminal).to(self.device) if terminal.any() else torch.zeros_like(self.learning)
     nxt = torch.where(term, -1, (self.dh + 1) * self.dS + sp) if self.episodic else sp
-    self.agent.learn(rows, a, r, nxt, term, self.learning)
+    self.agent.learn(rows, a, r, nxt, term, self.learning, self.training)   # the host knows who learns: the schedule's variants chosen there
     self.dcr.add_(r); self.dcb.add_(db); self.dcbn.add_(dbn); self.dcrl.add_(opt - r)
     return sp, term
 

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['torch', 'GAMMA_ROUNDS', 'GAMMA_DRAWS', 'device_keys', 'device_uniforms', 'device_gammas', 'device_betas',
-           'DeviceMDPs', 'device_greedy', 'device_sample', 'DeviceAdam', 'HostSyncError', 'no_host_sync']
+           'DeviceMDPs', 'device_greedy', 'device_sample', 'DeviceAdam', 'DeviceRuns', 'HostSyncError', 'no_host_sync']
 
 # %% ../../nbs/05ua_agent.device.ipynb #076636c2
 import math
@@ -220,6 +220,34 @@ def step_all(self:DeviceAdam, count:int # every run's step count before this ste
                        [self._count] * len(ps), amsgrad=False, lr=self.lr, beta1=self.b1, beta2=self.b2, weight_decay=0.0, eps=self.eps,
                        maximize=False, grad_scale=None, found_inf=None)
     self.t += 1
+
+# %% ../../nbs/05ua_agent.device.ipynb #734adfed
+class DeviceRuns:
+    "The part of a lockstep engine's device twin that every engine shares: streams, tables, the padded-action mask."
+    def __init__(self, engine, # a `LockstepEngine`
+                 device:str=None # where the twin's state lives (default: the engine's device; 'meta' for shape-only checks)
+                ):
+        dev = device or engine.device
+        self.engine, self.device, self.N, self.proto = engine, dev, engine.N, engine.proto
+        self.shared = torch.device(dev) == torch.device(engine.device)   # the engine's own tensors, updated in place: nothing to copy back
+        self.keys, self.counters = device_keys(engine.keys, dev), self.fresh(engine.counters, torch.int64)
+        self.table, self.invalid, self.n_actions = self.own(engine.table), self.own(engine.invalid), self.fresh(engine.n_actions, torch.int64)
+        self.runs = torch.arange(self.N, device=dev)
+
+    def own(self, x):
+        "The engine's tensor `x` itself where the twin shares its device, else a copy on the twin's device."
+        return x if self.shared else x.detach().clone().to(self.device)
+
+    def fresh(self, x, dtype=None):
+        "A new tensor on the twin's device from the array or tensor `x`."
+        return torch.as_tensor(x, dtype=dtype).detach().clone().to(self.device)
+
+    def _engine_counts(self):
+        "Write the streams' counters back into the engine and mark every run's cached policy stale."
+        self.engine.counters[:] = self.counters.cpu().numpy()
+        self.engine.version += 1
+
+    def __repr__(self): return f"{type(self).__name__}({self.engine.agent_class.__name__}, {self.N} runs, device={self.device!r})"
 
 # %% ../../nbs/05ua_agent.device.ipynb #5fcf50f9
 class HostSyncError(RuntimeError):

@@ -21,7 +21,8 @@ NO_GYM = textwrap.dedent('''
     except ImportError as e: print('ImportError:', e)
 ''')
 
-DEEP_MODULES = {f'colosseum_nb.agent.{m}' for m in ('dqn', 'boot_dqn', 'actor_critic', 'actor_critic_rnn', 'lockstep', 'lockstep_dqn', 'lockstep_ac')}
+DEEP_MODULES = ({f'colosseum_nb.agent.{m}' for m in ('dqn', 'boot_dqn', 'actor_critic', 'actor_critic_rnn', 'lockstep', 'lockstep_dqn', 'lockstep_ac',
+                                                      'device', 'device_dqn', 'device_ac')} | {'colosseum_nb.experiment.device'})
 
 def _import_all(*args)->tuple:
     "Import every module of the package in a fresh process without gymnasium (and `args`); (imported, {module: ImportError message})."

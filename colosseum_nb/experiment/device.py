@@ -5,19 +5,20 @@
 # %% auto #0
 __all__ = ['torch', 'mdp_key', 'device_usable', 'device_twin', 'play_on_device']
 
-# %% ../../nbs/06fa_experiment.device.ipynb #14cdc915
+# %% ../../nbs/06fa_experiment.device.ipynb #00d126c8
+import warnings
 import numpy as np
 from fastcore.basics import patch
 from ..agent.non_tabular import import_torch
-from ..agent.device import DeviceMDPs, device_keys, device_uniforms
-from ..agent.device_dqn import DeviceDQN, device_dqn_runs
+from ..agent.device import DeviceMDPs, device_keys, device_uniforms, GAMMA_ROUNDS
+from ..agent.device_dqn import DeviceDQN, DeviceBootDQN, device_dqn_runs, device_boot_runs
 from ..agent.device_ac import DeviceActorCritic, device_ac_runs
 from ..agent.lockstep import batch_clock
-from .lockstep import _Batch
+from .lockstep import _Batch, regret_threads
 
 torch = import_torch()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #c3eb99b0
+# %% ../../nbs/06fa_experiment.device.ipynb #1583f10e
 def mdp_key(seed:int # a run's loop seed
            )->np.uint64:
     "The key of the stream a run's MDP draws from on the device (`SeedSequence([seed, 1])`: apart from the agents' `run_key(seed)`)."
@@ -25,13 +26,13 @@ def mdp_key(seed:int # a run's loop seed
 
 def device_usable(engine, loops:list)->bool:
     "Whether `play_on_device` plays these runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
-    return device_dqn_runs(engine) or device_ac_runs(engine)
+    return device_dqn_runs(engine) or device_boot_runs(engine) or device_ac_runs(engine)
 
 def device_twin(engine):
-    "The engine's twin on its device: `DeviceDQN` or `DeviceActorCritic`."
-    if device_dqn_runs(engine): return DeviceDQN(engine)
-    if device_ac_runs(engine): return DeviceActorCritic(engine)
-    raise ValueError(f"{engine!r}: no device twin (DQN and the feed-forward ActorCritic have one)")
+    "The engine's twin on its device: `DeviceDQN`, `DeviceBootDQN` or `DeviceActorCritic`."
+    for accepts, twin in ((device_dqn_runs, DeviceDQN), (device_boot_runs, DeviceBootDQN), (device_ac_runs, DeviceActorCritic)):
+        if accepts(engine): return twin(engine)
+    raise ValueError(f"{engine!r}: no device twin (DQN, BootDQN and the feed-forward ActorCritic have one)")
 
 # %% ../../nbs/06fa_experiment.device.ipynb #30127804
 def _padded_values(x:np.ndarray, off:np.ndarray, width:int)->np.ndarray:
@@ -135,19 +136,25 @@ def _device_step(self:_DeviceBatch, t:int, clock):
     self.h = np.where(terminal, 0, self.h + 1)
     if self.episodic: self.dh.copy_(torch.where(term, 0, self.dh + 1))
 
-# %% ../../nbs/06fa_experiment.device.ipynb #e080ddc6
+# %% ../../nbs/06fa_experiment.device.ipynb #594961f3
 def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts
-                   loops:list # per run, the keyword arguments of `python_loop_steps`, its observations the rows of the engine's table
+                   loops:list, # per run, the keyword arguments of `python_loop_steps`, its observations the rows of the engine's table
+                   threads:int=None # threads of the exact regret at the logs (`regret_threads`: every core where the engine is on a GPU)
                   )->list:
     "Play every run of `engine` as `play_batched` does, each step on the engine's device; each run's number of log rows (`out` and `raw` filled), or `None` where the runs do not fit."
     if not device_usable(engine, loops): return None
     N, clock = batch_clock(engine, loops)
     b = _DeviceBatch(engine, loops)
     if not b.usable(): return None
-    b._start(0)
-    for t in range(b.T): b._device_step(t, clock)
-    b._download(); b.agent.to_engine()
-    b._evaluate(range(N), b.T - 1, b.s, b.s0, clock(), final=True)
+    b.threads = regret_threads(engine, threads)
+    try:
+        b._start(0)
+        for t in range(b.T): b._device_step(t, clock)
+        b._download(); b.agent.to_engine()
+        b._evaluate(range(N), b.T - 1, b.s, b.s0, clock(), final=True)
+    finally: b.close()
     for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
     engine.unresolved_rewards = b.unresolved.cpu().numpy()
+    if engine.unresolved_rewards.any():   # a Beta reward none of whose proposals was accepted took its shape's mean - 1/3: shown, not hidden
+        warnings.warn(f"play_on_device: {int(engine.unresolved_rewards.sum())} Beta rewards unresolved after {GAMMA_ROUNDS} proposals (runs {np.flatnonzero(engine.unresolved_rewards).tolist()})")
     return b.nrow.tolist()

@@ -27,7 +27,7 @@ import argparse, os, time
 import numpy as np
 
 AGENTS = ('DQNContinuous', 'BootDQNContinuous', 'ActorCriticContinuous', 'ActorCriticRNNContinuous')
-DEVICE_PATH = ('DQNContinuous', 'DQNEpisodic', 'BootDQNContinuous', 'BootDQNEpisodic', 'ActorCriticContinuous', 'ActorCriticEpisodic')   # the agents whose batches `play_on_device` steps (the others step on the host whatever --path says)
+DEVICE_PATH = AGENTS + ('DQNEpisodic', 'BootDQNEpisodic', 'ActorCriticEpisodic', 'ActorCriticRNNEpisodic')   # the agents whose batches `play_on_device` steps
 
 def mdps_for(cls, n, benchmark=None):
     "n MDPs of the agent's quick test (or of `benchmark`), run k on instance k mod (number of MDPs), seed k."
@@ -80,7 +80,7 @@ def main():
     ap.add_argument('--repeat', type=int, default=1, help="rounds per agent, each timing the single run and every N in turn: medians (and ranges) of the rounds, the ratio the median of each round's own ratio")
     ap.add_argument('--no-single', action='store_true', help="skip today's single-run agent")
     ap.add_argument('--path', choices=['auto', 'host', 'device', 'both'], default='auto',
-                    help="the batch's stepping: host (numba MDPs, play_batched), device (play_on_device: everything on the engine's device between logs; DQN, BootDQN and ActorCritic), both side by side, or auto (device on a GPU)")
+                    help="the batch's stepping: host (numba MDPs, play_batched), device (play_on_device: everything on the engine's device between logs), both side by side, or auto (device on a GPU)")
     ap.add_argument('--benchmark', help="the MDPs of this benchmark instead of the agent's quick test (and the projected time of its 400 runs)")
     a = ap.parse_args()
     if a.repeat < 1: ap.error(f"--repeat {a.repeat}: at least 1")
@@ -94,7 +94,7 @@ def main():
     for name in a.agents:
         cls = agent_class_from_name(name)
         paths = (['host', 'device'] if name in DEVICE_PATH else ['host']) if a.path == 'both' else [a.path]
-        if a.path in ('both', 'device') and name not in DEVICE_PATH: print(f"{name}: no device path yet (play_on_device steps DQN, BootDQN and ActorCritic); its batch steps on the host", flush=True)
+        if a.path in ('both', 'device') and name not in DEVICE_PATH: print(f"{name}: no device path yet (play_on_device steps Colosseum's four deep agents); its batch steps on the host", flush=True)
         base, res = [], {(n, p): [] for n in a.n for p in paths}
         for _ in range(a.repeat):   # rounds: the single run and every N timed in turn, so a slow spell of a shared machine touches both
             if not a.no_single: base.append(single(cls, a.steps, a.log_every))

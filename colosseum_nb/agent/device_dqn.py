@@ -44,9 +44,10 @@ class DeviceDQN(DeviceRuns):
         self.known = dict(total=engine.total_steps.copy(), size=rp.size.copy(), t=o.t.detach().cpu().numpy().copy())   # the host's copy of the schedule's counts
         self.members = getattr(engine, 'K', 1)   # stacked members per run (BootDQN's heads)
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #329ed9a5
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #51b4f81e
 @patch
-def act(self:DeviceDQN, rows # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
+def act(self:DeviceDQN, rows, # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
+        first=None # (N,) bool tensor of the runs at an episode's first step (DQN has no memory to reset: the signature every device twin shares)
        )->torch.Tensor:
     "ε-greedy actions of every run, `(N,)` int64 on the device (`LockstepDQN.act`'s for the same streams and networks)."
     u = device_uniforms(self.keys, self.counters, 3)
@@ -167,9 +168,10 @@ class DeviceBootDQN(DeviceDQN):
         N, B, D = x.shape
         return stacked_forward(params, x[:, None].expand(N, self.K, B, D).reshape(N * self.K, B, D)).view(N, self.K, B, -1)
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #340940de
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #5f0112f5
 @patch
-def act(self:DeviceBootDQN, rows # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
+def act(self:DeviceBootDQN, rows, # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
+        first=None # unused (the signature every device twin shares)
        )->torch.Tensor:
     "Greedy actions of every run's active head (prior included), ties by one number of its stream (`LockstepBootDQN.act`'s)."
     u = device_uniforms(self.keys, self.counters, 1)[:, 0]

@@ -5,20 +5,20 @@
 # %% auto #0
 __all__ = ['torch', 'mdp_key', 'device_usable', 'device_twin', 'play_on_device']
 
-# %% ../../nbs/06fa_experiment.device.ipynb #00d126c8
+# %% ../../nbs/06fa_experiment.device.ipynb #55f5bb05
 import warnings
 import numpy as np
 from fastcore.basics import patch
 from ..agent.non_tabular import import_torch
 from ..agent.device import DeviceMDPs, device_keys, device_uniforms, GAMMA_ROUNDS
-from ..agent.device_dqn import DeviceDQN, DeviceBootDQN, device_dqn_runs, device_boot_runs
-from ..agent.device_ac import DeviceActorCritic, device_ac_runs
+from ..agent.device_dqn import DeviceDQN, DeviceBootDQN
+from ..agent.device_ac import DeviceActorCritic, DeviceActorCriticRNN
 from ..agent.lockstep import batch_clock
 from .lockstep import _Batch, regret_threads
 
 torch = import_torch()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #1583f10e
+# %% ../../nbs/06fa_experiment.device.ipynb #b84234bf
 def mdp_key(seed:int # a run's loop seed
            )->np.uint64:
     "The key of the stream a run's MDP draws from on the device (`SeedSequence([seed, 1])`: apart from the agents' `run_key(seed)`)."
@@ -26,13 +26,15 @@ def mdp_key(seed:int # a run's loop seed
 
 def device_usable(engine, loops:list)->bool:
     "Whether `play_on_device` plays these runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
-    return device_dqn_runs(engine) or device_boot_runs(engine) or device_ac_runs(engine)
+    return any(twin.accepts(engine) for twin in _TWINS)
+
+_TWINS = (DeviceDQN, DeviceBootDQN, DeviceActorCritic, DeviceActorCriticRNN)
 
 def device_twin(engine):
-    "The engine's twin on its device: `DeviceDQN`, `DeviceBootDQN` or `DeviceActorCritic`."
-    for accepts, twin in ((device_dqn_runs, DeviceDQN), (device_boot_runs, DeviceBootDQN), (device_ac_runs, DeviceActorCritic)):
-        if accepts(engine): return twin(engine)
-    raise ValueError(f"{engine!r}: no device twin (DQN, BootDQN and the feed-forward ActorCritic have one)")
+    "The engine's twin on its device: `DeviceDQN`, `DeviceBootDQN`, `DeviceActorCritic` or `DeviceActorCriticRNN`."
+    for twin in _TWINS:
+        if twin.accepts(engine): return twin(engine)
+    raise ValueError(f"{engine!r}: no device twin (Colosseum's four deep agents have one; a DQN variant with its own policy does not)")
 
 # %% ../../nbs/06fa_experiment.device.ipynb #30127804
 def _padded_values(x:np.ndarray, off:np.ndarray, width:int)->np.ndarray:
@@ -88,13 +90,14 @@ def _gap(self:_DeviceBatch):
     den = top - bottom
     return gap / self.dH, torch.where(den > 0, gap / torch.where(den > 0, den, 1.0), 0.0), top / self.dH
 
-# %% ../../nbs/06fa_experiment.device.ipynb #887cab78
+# %% ../../nbs/06fa_experiment.device.ipynb #d83b951a
 @patch
 def _transition(self:_DeviceBatch, terminal:np.ndarray):
     "Act, step the MDPs and learn, on the device; `terminal` (host-known: episodes have fixed lengths) marks the runs whose episode this step ends. Returns the next states."
     s, r_ = self.ds, self.agent.runs
     rows = self.dh * self.dS + s if self.episodic else s
-    a = self.agent.act(rows)
+    starts = self.h == 0   # host-known: the runs at an episode's first step (a recurrent agent resets its memory)
+    a = self.agent.act(rows, torch.from_numpy(starts).to(self.device) if starts.any() else None)
     db, dbn, opt = self._gap()
     sp, r, bad = self.mdps.step(s, a, device_uniforms(self.mkeys, self.mcounters, self.mdps.draws))
     self.unresolved.add_(bad.to(torch.int64))

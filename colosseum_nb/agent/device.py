@@ -221,12 +221,17 @@ def step_all(self:DeviceAdam, count:int # every run's step count before this ste
                        maximize=False, grad_scale=None, found_inf=None)
     self.t += 1
 
-# %% ../../nbs/05ua_agent.device.ipynb #734adfed
+# %% ../../nbs/05ua_agent.device.ipynb #1e3402c9
 class DeviceRuns:
     "The part of a lockstep engine's device twin that every engine shares: streams, tables, the padded-action mask."
+    steps = "the engines its subclass names"   # what a subclass steps, and its test of an engine (`accepts`)
+    @staticmethod
+    def accepts(engine)->bool: return True
+
     def __init__(self, engine, # a `LockstepEngine`
                  device:str=None # where the twin's state lives (default: the engine's device; 'meta' for shape-only checks)
                 ):
+        if not self.accepts(engine): raise ValueError(f"{engine!r}: {type(self).__name__} steps {self.steps}")
         dev = device or engine.device
         self.engine, self.device, self.N, self.proto = engine, dev, engine.N, engine.proto
         self.shared = torch.device(dev) == torch.device(engine.device)   # the engine's own tensors, updated in place: nothing to copy back
@@ -241,6 +246,14 @@ class DeviceRuns:
     def fresh(self, x, dtype=None):
         "A new tensor on the twin's device from the array or tensor `x`."
         return torch.as_tensor(x, dtype=dtype).detach().clone().to(self.device)
+
+    def adam(self, params:list, # the twin's stacked parameters
+             o # the engine's `StackedAdam`
+            )->'DeviceAdam':
+        "A `DeviceAdam` on `params` with the engine optimiser's settings, moments and counts (`own`)."
+        a = DeviceAdam(params, lr=o.lr, betas=(o.b1, o.b2), eps=o.eps)
+        a.m, a.v, a.t = [self.own(x) for x in o.m], [self.own(x) for x in o.v], self.own(o.t)
+        return a
 
     def _engine_counts(self):
         "Write the streams' counters back into the engine and mark every run's cached policy stale."

@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = ['torch', 'device_ac_runs', 'device_rnn_runs', 'DeviceActorCritic', 'DeviceActorCriticRNN']
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #8ab22cf3
+# %% ../../nbs/05xa_agent.device_ac.ipynb #27b315a3
 import numpy as np
 from fastcore.basics import patch
 from .non_tabular import import_torch
 from .lockstep import stacked_forward, stacked_linear
 from .lockstep_ac import LockstepActorCritic, LockstepActorCriticRNN, MASKED, _ac_terms
-from .device import device_uniforms, device_sample, DeviceAdam, DeviceRuns
+from .device import device_uniforms, device_sample, DeviceRuns
 
 torch = import_torch()
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #3c9cd269
+# %% ../../nbs/05xa_agent.device_ac.ipynb #1e732718
 def device_ac_runs(engine)->bool:
     "Whether `DeviceActorCritic` steps `engine`'s runs: a feed-forward `LockstepActorCritic`."
     return type(engine) is LockstepActorCritic and not engine.recurrent
@@ -30,12 +30,10 @@ class DeviceActorCritic(DeviceRuns):
     def __init__(self, engine:LockstepActorCritic, # an ActorCritic engine
                  device:str=None # where the state lives (default: the engine's device; 'meta' for shape-only checks)
                 ):
-        if not self.accepts(engine): raise ValueError(f"{engine!r}: {type(self).__name__} steps {self.steps}")
         super().__init__(engine, device)
         o, b = engine.optimizer, engine.buffer
         self.params = engine.params if self.shared else [self.own(w).requires_grad_() for w in engine.params]
-        self.optimizer = DeviceAdam(self.params, lr=o.lr, betas=(o.b1, o.b2), eps=o.eps)
-        self.optimizer.m, self.optimizer.v, self.optimizer.t = [self.own(x) for x in o.m], [self.own(x) for x in o.v], self.own(o.t)
+        self.optimizer = self.adam(self.params, o)
         self.obs, self.a, self.r, self.d = (self.own(x) for x in (b.obs, b.a, b.r, b.d))
         self.length, self.reset = self.fresh(b.t, torch.int64), self.fresh(b.needs_reset, torch.bool)
         self.L, self.n_torso, self.discount, self.td_lambda = b.max_length, engine.n_torso, engine.discount, engine.td_lambda

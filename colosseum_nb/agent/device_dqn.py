@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = ['torch', 'device_dqn_runs', 'device_boot_runs', 'DeviceDQN', 'DeviceBootDQN']
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #9feeda87
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #94fcc829
 import numpy as np
 from fastcore.basics import patch
 from .non_tabular import import_torch
 from .lockstep import stacked_forward
 from .lockstep_dqn import LockstepDQN, LockstepBootDQN
-from .device import device_uniforms, device_greedy, DeviceAdam, DeviceRuns
+from .device import device_uniforms, device_greedy, DeviceRuns
 
 torch = import_torch()
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #ffbb0385
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #b138ba94
 def device_dqn_runs(engine)->bool:
     "Whether `DeviceDQN` steps `engine`'s runs: a `LockstepDQN` whose class keeps DQN's acting (a variant of the target or the loss only)."
     return type(engine) is LockstepDQN and not engine.own_policy
@@ -30,13 +30,11 @@ class DeviceDQN(DeviceRuns):
     def __init__(self, engine:LockstepDQN, # a DQN engine (its current state is copied)
                  device:str=None # where the state lives (default: the engine's device; 'meta' for shape-only checks)
                 ):
-        if not self.accepts(engine): raise ValueError(f"{engine!r}: {type(self).__name__} steps {self.steps}")
         super().__init__(engine, device)
         p, rp, o = engine.proto, engine.replay, engine.optimizer
         self.online = engine.online if self.shared else [self.own(w).requires_grad_() for w in engine.online]
         self.target = [self.own(w) for w in engine.target]
-        self.optimizer = DeviceAdam(self.online, lr=o.lr, betas=(o.b1, o.b2), eps=o.eps)
-        self.optimizer.m, self.optimizer.v, self.optimizer.t = [self.own(x) for x in o.m], [self.own(x) for x in o.v], self.own(o.t)
+        self.optimizer = self.adam(self.online, o)
         self.store, self.capacity, self.slices = self.own(rp.store), rp.capacity, rp.slices
         self.ptr, self.size, self.total = self.fresh(rp.ptr, torch.int64), self.fresh(rp.size, torch.int64), self.fresh(engine.total_steps, torch.int64)
         self.epsilon, self.discount, self.min_replay = float(getattr(engine, 'epsilon', 0.0)), engine.discount, int(engine.min_replay)

@@ -93,7 +93,7 @@ def main():
     print(f"{'agent':<26}{'N':>6}{'aggregate steps/s':>26}{'x single run':>14}{'seconds':>10}{'mean final behaviour regret':>30}", flush=True)
     for name in a.agents:
         cls = agent_class_from_name(name)
-        paths = (['host', 'device'] if name in DEVICE_PATH else ['host']) if a.path == 'both' else [a.path]
+        paths = (['device', 'host'] if name in DEVICE_PATH else ['host']) if a.path == 'both' else [a.path]   # the device path first: a killed run has printed it
         if a.path in ('both', 'device') and name not in DEVICE_PATH: print(f"{name}: no device path yet (play_on_device steps Colosseum's four deep agents); its batch steps on the host", flush=True)
         base, res = [], {(n, p): [] for n in a.n for p in paths}
         for _ in range(a.repeat):   # rounds: the single run and every N timed in turn, so a slow spell of a shared machine touches both

@@ -139,7 +139,7 @@ def _device_step(self:_DeviceBatch, t:int, clock):
     self.h = np.where(terminal, 0, self.h + 1)
     if self.episodic: self.dh.copy_(torch.where(term, 0, self.dh + 1))
 
-# %% ../../nbs/06fa_experiment.device.ipynb #594961f3
+# %% ../../nbs/06fa_experiment.device.ipynb #23bc9fb3
 def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts
                    loops:list, # per run, the keyword arguments of `python_loop_steps`, its observations the rows of the engine's table
                    threads:int=None # threads of the exact regret at the logs (`regret_threads`: every core where the engine is on a GPU)
@@ -157,7 +157,7 @@ def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts
         b._evaluate(range(N), b.T - 1, b.s, b.s0, clock(), final=True)
     finally: b.close()
     for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
-    engine.unresolved_rewards = b.unresolved.cpu().numpy()
-    if engine.unresolved_rewards.any():   # a Beta reward none of whose proposals was accepted took its shape's mean - 1/3: shown, not hidden
-        warnings.warn(f"play_on_device: {int(engine.unresolved_rewards.sum())} Beta rewards unresolved after {GAMMA_ROUNDS} proposals (runs {np.flatnonzero(engine.unresolved_rewards).tolist()})")
+    bad = b.unresolved.cpu().numpy()
+    if bad.any():   # a Beta reward none of whose proposals was accepted took its shape's mean - 1/3: shown, not hidden
+        warnings.warn(f"play_on_device: {int(bad.sum())} Beta rewards unresolved after {GAMMA_ROUNDS} proposals (runs {np.flatnonzero(bad).tolist()})")
     return b.nrow.tolist()

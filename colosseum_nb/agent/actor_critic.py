@@ -6,12 +6,12 @@
 __all__ = ['torch', 'AC_SEARCH_SPACE', 'SequenceBuffer', 'lambda_returns', 'PolicyValueNet', 'ActorCritic', 'ActorCriticEpisodic',
            'ActorCriticContinuous']
 
-# %% ../../nbs/05q_agent.actor_critic.ipynb #9bb0ba51
+# %% ../../nbs/05q_agent.actor_critic.ipynb #503ef3c7
 import numpy as np
 import gin
 from fastcore.basics import patch
 from .base import Choice, check_int, check_number
-from .non_tabular import NonTabularAgent, import_torch
+from .non_tabular import NonTabularAgent, import_torch, sample_action
 from .dqn import mlp, seeded, _sonnet_init
 
 torch = import_torch()
@@ -101,19 +101,15 @@ class ActorCritic(NonTabularAgent):
 
     def _network(self, n_in, hidden): return PolicyValueNet(n_in, hidden, self.n_actions)
 
-# %% ../../nbs/05q_agent.actor_critic.ipynb #638f301f
+# %% ../../nbs/05q_agent.actor_critic.ipynb #78a9ac17
 def _probs(logits)->np.ndarray:
     "Float64 softmax rows of a tensor of logits."
     return torch.softmax(logits.double(), -1).numpy()
 
-def _sample(rng, p:np.ndarray)->int:
-    "An action drawn from the probabilities `p`."
-    return int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side='right'), len(p) - 1))
-
 @patch
 def _act(self:ActorCritic, obs, h, first):
     with torch.no_grad(): logits, _ = self.net(torch.from_numpy(obs[None]))
-    return _sample(self.rng, _probs(logits)[0])
+    return sample_action(self.rng, _probs(logits)[0])
 
 @patch
 def _loss(self:ActorCritic, obs, a, r, d):

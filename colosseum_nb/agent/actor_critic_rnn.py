@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['torch', 'PolicyValueRNN', 'ActorCriticRNN', 'ActorCriticRNNEpisodic', 'ActorCriticRNNContinuous']
 
-# %% ../../nbs/05s_agent.actor_critic_rnn.ipynb #df2417b9
+# %% ../../nbs/05s_agent.actor_critic_rnn.ipynb #13a83274
 import numpy as np
 import gin
 from fastcore.basics import patch
-from .non_tabular import import_torch
+from .non_tabular import import_torch, sample_action
 from .dqn import mlp, seeded, _sonnet_init
-from .actor_critic import ActorCritic, lambda_returns, _probs, _sample
+from .actor_critic import ActorCritic, lambda_returns, _probs
 
 torch = import_torch()
 
@@ -52,12 +52,12 @@ class ActorCriticRNN(ActorCritic):
 
     def _network(self, n_in, hidden): return PolicyValueRNN(n_in, hidden, self.n_actions)
 
-# %% ../../nbs/05s_agent.actor_critic_rnn.ipynb #861a705f
+# %% ../../nbs/05s_agent.actor_critic_rnn.ipynb #57218e8c
 @patch
 def _act(self:ActorCriticRNN, obs, h, first):
     if first: self.state = self.rollout_state = self.net.initial_state()
     with torch.no_grad(): logits, _, self.state = self.net.step(torch.from_numpy(obs.reshape(1, -1)), self.state)
-    return _sample(self.rng, _probs(logits)[0])
+    return sample_action(self.rng, _probs(logits)[0])
 
 @patch
 def _loss(self:ActorCriticRNN, obs, a, r, d):

@@ -6,13 +6,13 @@
 __all__ = ['torch', 'DQN_SEARCH_SPACE', 'mlp', 'copy_parameters', 'sgd_step', 'seeded', 'Replay', 'DQN', 'needs_online_next',
            'acts_by_probabilities', 'DQNEpisodic', 'DQNContinuous']
 
-# %% ../../nbs/05p_agent.dqn.ipynb #577ae567
+# %% ../../nbs/05p_agent.dqn.ipynb #484ac33a
 import copy, threading
 import numpy as np
 import gin
 from fastcore.basics import patch
 from .base import Choice, check_int, check_number
-from .non_tabular import NonTabularAgent, import_torch, epsilon_greedy_policy
+from .non_tabular import NonTabularAgent, import_torch, epsilon_greedy_policy, sample_action
 
 torch = import_torch()
 
@@ -115,7 +115,7 @@ class DQN(NonTabularAgent):
                                                    d=((), np.float32), o1=(self.observation_shape, np.float32)))
         self.rng, self.total_steps = np.random.default_rng(self.seed), 0
 
-# %% ../../nbs/05p_agent.dqn.ipynb #82f6b613
+# %% ../../nbs/05p_agent.dqn.ipynb #17838c6a
 def _q(net, obs:np.ndarray)->np.ndarray:
     "Q-values of a batch of observations (no gradient)."
     with torch.no_grad(): return net(torch.from_numpy(np.require(obs, np.float32, ['C', 'W']))).numpy()   # a read-only table is copied
@@ -128,7 +128,7 @@ def _greedy_action(rng, q:np.ndarray)->int:
 def _act(self:DQN, obs, h, first):
     if acts_by_probabilities(type(self)):   # a variant's own exploration: an action drawn from its `action_probabilities`
         p = self.action_probabilities(_q(self.online, obs[None]).astype(np.float64))[0]
-        return int(min(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum(), side='right'), len(p) - 1))
+        return sample_action(self.rng, p)
     if self.rng.random() < self.epsilon: return int(self.rng.integers(self.n_actions))
     return _greedy_action(self.rng, _q(self.online, obs[None])[0])
 

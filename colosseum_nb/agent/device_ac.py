@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['torch', 'device_ac_runs', 'device_rnn_runs', 'DeviceActorCritic', 'DeviceActorCriticRNN']
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #27b315a3
+# %% ../../nbs/05xa_agent.device_ac.ipynb #b9815284
 import numpy as np
 from fastcore.basics import patch
 from .non_tabular import import_torch
-from .lockstep import stacked_forward, stacked_linear
-from .lockstep_ac import LockstepActorCritic, LockstepActorCriticRNN, MASKED, _ac_terms
-from .device import device_uniforms, device_sample, DeviceRuns
+from .lockstep import stacked_forward
+from .lockstep_ac import LockstepActorCritic, LockstepActorCriticRNN, _ac_terms, masked_heads, gate_scale, lstm_cell, clip_runs
+from .device import device_uniforms, device_sample, DeviceRuns, StepPlan
 
 torch = import_torch()
 
@@ -39,13 +39,11 @@ class DeviceActorCritic(DeviceRuns):
         self.L, self.n_torso, self.discount, self.td_lambda = b.max_length, engine.n_torso, engine.discount, engine.td_lambda
         self.known = dict(length=b.t.copy(), reset=b.needs_reset.copy(), t=o.t.detach().cpu().numpy().copy())   # the host's copy of the schedule's counts
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #599c4279
+# %% ../../nbs/05xa_agent.device_ac.ipynb #35889ec3
 @patch
 def _net(self:DeviceActorCritic, x):
     "Masked logits `(N, B, A)` and values `(N, B)` of every run on inputs `(N, B, D)`."
-    P = self.params
-    e = stacked_forward(P[:self.n_torso], x, activate_final=True)
-    return stacked_linear(e, P[-4], P[-3]).masked_fill(self.invalid[:, None], MASKED), stacked_linear(e, P[-2], P[-1])[..., 0]
+    return masked_heads(self.params[-4:], self.invalid, stacked_forward(self.params[:self.n_torso], x, activate_final=True))
 
 @patch
 def act(self:DeviceActorCritic, rows, # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
@@ -61,7 +59,7 @@ def _act_logits(self:DeviceActorCritic, x, first):
     "The policy's masked logits `(N, 1, A)` on the observations `x` `(N, 1, D)` (the feed-forward agent has no memory)."
     return self._net(x)[0]
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #0262fddf
+# %% ../../nbs/05xa_agent.device_ac.ipynb #17ed4f32
 @patch
 def _append(self:DeviceActorCritic, o, a, r, o1, terminal, learning):
     "Append the learning runs' transitions to their sequences (a run whose episode ended starts a new one from `o`)."
@@ -77,16 +75,14 @@ def _append(self:DeviceActorCritic, o, a, r, o1, terminal, learning):
 
 @patch
 def _schedule(self:DeviceActorCritic, learning:np.ndarray, terminal:np.ndarray)->tuple:
-    "From the host's copy of the lengths: the runs due to learn, and their common Adam count if every run is due at one count (else `None`)."
+    "From the host's copy of the lengths: the runs due to learn, and their common Adam count if every run is due at one count (`StepPlan`; no target to copy)."
     k = self.known
     length = np.where(learning, np.where(k['reset'], 0, k['length']) + 1, k['length'])
     due = learning & ((length == self.L) | terminal)
     k['reset'] = np.where(learning, terminal, k['reset']); k['length'] = np.where(due, 0, length)
-    count = int(k['t'][0]) if due.all() and (k['t'] == k['t'][0]).all() else None
-    k['t'] = k['t'] + due
-    return due, count
+    return StepPlan(due, None, self._common_count(due))
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #ac2f81f9
+# %% ../../nbs/05xa_agent.device_ac.ipynb #14262762
 @patch
 def _seq_loss(self:DeviceActorCritic, b:dict, due):
     "The summed losses of every run on its sequence `b` (the runs not due masked to zero by `b['mask']`)."
@@ -112,14 +108,14 @@ def learn(self:DeviceActorCritic, rows, # (N,) int64 tensor: the rows of the obs
     due = learning & ((self.length == self.L) | terminal)
     if known is not None and known_terminal is None: raise ValueError("known_terminal: needed with known (who is due depends on the episodes' ends)")
     plan = self._schedule(np.asarray(known, bool), np.asarray(known_terminal, bool)) if known is not None else None
-    if plan is not None and not plan[0].any(): return
+    if plan is not None and not plan.due.any(): return
     T = self.length.clone()
     m = ((torch.arange(self.L, device=self.device) < T[:, None]) & due[:, None]).to(torch.float32)   # the due runs' steps only
     b = dict(obs=self.obs, a=self.a, r=self.r, d=self.d, T=T, mask=m)
     self.optimizer.zero_grad()
     self._seq_loss(b, due).backward()
     self._clip()
-    if plan is not None and plan[1] is not None: self.optimizer.step_all(plan[1])
+    if plan is not None and plan.count is not None: self.optimizer.step_all(plan.count)
     else: self.optimizer.step(due)
     with torch.no_grad():
         last = self.obs[self.runs, T]
@@ -141,7 +137,7 @@ def to_engine(self:DeviceActorCritic)->LockstepActorCritic:
     self._engine_counts()
     return e
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #4e8aa6be
+# %% ../../nbs/05xa_agent.device_ac.ipynb #edfb856b
 class DeviceActorCriticRNN(DeviceActorCritic):
     "The learning state of a `LockstepActorCriticRNN`'s runs (their memories too) as tensors on one device, stepped with no host synchronisation."
     accepts, steps = staticmethod(device_rnn_runs), "ActorCriticRNN"
@@ -150,30 +146,21 @@ class DeviceActorCriticRNN(DeviceActorCritic):
         e, w = engine, engine.width
         self.state = [self.fresh(x) for x in e.state]; self.rollout = [self.fresh(x) for x in e.rollout_state]
         self.width, self.entropy_cost = w, e.entropy_cost
-        self.gate_scale = torch.tensor([1.0] * (2 * w) + [2.0] * w + [1.0] * w, device=self.device)
+        self.gate_scale = gate_scale(w, self.device)
 
     def _cell(self, xg, state=None):
-        "The LSTM cell (`LockstepActorCriticRNN._cell`) on input gates `xg` `(N, B, 4 width)` from `(h, c)` (`None`: zeros)."
-        P, w = self.params, self.width
-        g = xg if state is None else torch.baddbmm(xg, state[0], P[self.n_torso + 1])
-        s = torch.sigmoid(g * self.gate_scale)
-        c = s[..., :w] * (2 * s[..., 2 * w:3 * w] - 1)
-        if state is not None: c = c + s[..., w:2 * w] * state[1]
-        return s[..., 3 * w:] * (2 * torch.sigmoid(2 * c) - 1), c
+        "The LSTM cell (`lstm_cell`) on input gates `xg` `(N, B, 4 width)` from `(h, c)` (`None`: zeros)."
+        return lstm_cell(self.params[self.n_torso + 1], xg, state, self.gate_scale)
 
     def _embed(self, x):
-        "Torso embeddings and the input part of the gates (`LockstepActorCriticRNN._gates_in`)."
-        P = self.params
-        e = stacked_forward(P[:self.n_torso], x, activate_final=True)
-        W_ih, _, b_ih, b_hh = P[self.n_torso:self.n_torso + 4]
-        return e, torch.baddbmm(b_ih + b_hh, e, W_ih)
+        "Torso embeddings and the input part of the gates (the engine's `_gates_in` on this twin's parameters)."
+        return self.engine._gates_in(self.params, x)
 
     def _logits_values(self, e, h):
         "Masked logits and values from embeddings `e` and memories `h`."
-        P, z = self.params, e + torch.relu(h)
-        return stacked_linear(z, P[-4], P[-3]).masked_fill(self.invalid[:, None], MASKED), stacked_linear(z, P[-2], P[-1])[..., 0]
+        return masked_heads(self.params[-4:], self.invalid, e + torch.relu(h))
 
-# %% ../../nbs/05xa_agent.device_ac.ipynb #460ea4c9
+# %% ../../nbs/05xa_agent.device_ac.ipynb #3d0dcd5a
 @patch
 def _act_logits(self:DeviceActorCriticRNN, x, first):
     "The policy's logits on `x` `(N, 1, D)`, carrying every run's memory (reset, with the state its next unroll starts from, where `first`)."
@@ -200,10 +187,8 @@ def _seq_loss(self:DeviceActorCriticRNN, b:dict, due):
 
 @patch
 def _clip(self:DeviceActorCriticRNN):
-    "Clip each run's gradient to a global norm of 5 over its own parameters (`LockstepActorCriticRNN._clip`)."
-    norm = torch.stack([p.grad.flatten(1).norm(dim=1) for p in self.params], 1).norm(dim=1)
-    coef = (5.0 / (norm + 1e-6)).clamp(max=1.0)
-    for p in self.params: p.grad.mul_(coef.view((-1,) + (1,) * (p.dim() - 1)))
+    "Clip each run's gradient to a global norm of 5 over its own parameters (`clip_runs`, as `LockstepActorCriticRNN._clip`)."
+    clip_runs(self.params)
 
 @patch
 def to_engine(self:DeviceActorCriticRNN)->LockstepActorCriticRNN:

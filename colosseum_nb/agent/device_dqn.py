@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['torch', 'device_dqn_runs', 'device_boot_runs', 'DeviceDQN', 'DeviceBootDQN']
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #94fcc829
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #a1f2ae31
 import numpy as np
 from fastcore.basics import patch
 from .non_tabular import import_torch
 from .lockstep import stacked_forward
 from .lockstep_dqn import LockstepDQN, LockstepBootDQN
-from .device import device_uniforms, device_greedy, DeviceRuns
+from .device import device_uniforms, device_greedy, DeviceRuns, StepPlan
 
 torch = import_torch()
 
@@ -76,7 +76,7 @@ def _batch(self:DeviceDQN, due)->dict:
     x = self.store.view(-1, self.store.shape[2]).index_select(0, (self.runs[:, None] * self.capacity + j).view(-1)).view(self.N, self.batch, -1)
     return {k: x[..., a:b].reshape(x.shape[:2] + shape).to(dt) for k, (a, b, shape, dt) in self.slices.items()}
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #87282b31
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #245a2c81
 @patch
 def _loss(self:DeviceDQN, b:dict, w):
     "The runs' losses on their minibatches `b`, weighted by `w` (1 for a due run, 0 otherwise) and summed."
@@ -91,14 +91,13 @@ def _loss(self:DeviceDQN, b:dict, w):
 @patch
 def _schedule(self:DeviceDQN, learning:np.ndarray # (N,) bool: the runs that learn this step
              )->tuple:
-    "From the host's copy of the counts (they follow from who learned when): `(due, sync, count)`, the runs due for an SGD step and a target copy, and their common Adam count if every run is due at one count (else `None`)."
+    "From the host's copy of the counts (they follow from who learned when): the `StepPlan`, the runs due for an SGD step and a target copy, and their common Adam count if every run is due at one count (else `None`)."
     k = self.known
     k['total'] = k['total'] + learning
     k['size'] = np.where(learning, np.minimum(k['size'] + 1, self.capacity), k['size'])
     due = learning & (k['total'] % self.sgd_period == 0) & (k['size'] >= self.min_replay)
-    count = int(k['t'][0]) if due.all() and (k['t'] == k['t'][0]).all() else None
-    k['t'] = k['t'] + np.repeat(due, self.members)   # Adam's counts are per stacked member (BootDQN: K heads per run)
-    return due, due & (k['total'] % self.target_period == 0), count
+    count = self._common_count(np.repeat(due, self.members))   # Adam's counts are per stacked member (BootDQN: K heads per run)
+    return StepPlan(due, due & (k['total'] % self.target_period == 0), count)
 
 @patch
 def _members(self:DeviceDQN, mask):
@@ -121,16 +120,16 @@ def learn(self:DeviceDQN, rows, # (N,) int64 tensor: the rows of the observation
     self.total.add_(learning.to(torch.int64))
     due = learning & (self.total % self.sgd_period == 0) & (self.size >= self.min_replay)
     plan = self._schedule(np.asarray(known, bool)) if known is not None else None
-    if plan is not None and not plan[0].any(): return   # no run is due: no SGD step, no copy (nor any draw)
+    if plan is not None and not plan.due.any(): return   # no run is due: no SGD step, no copy (nor any draw)
     self.optimizer.zero_grad()
     self._loss(self._batch(due), due.to(torch.float32)).backward()
-    if plan is not None and plan[2] is not None: self.optimizer.step_all(plan[2])
+    if plan is not None and plan.count is not None: self.optimizer.step_all(plan.count)
     else: self.optimizer.step(self._members(due))
-    if plan is not None and not plan[1].any(): return
+    if plan is not None and not plan.sync.any(): return
     sync = self._members(due & (self.total % self.target_period == 0))
     with torch.no_grad():
         for p, t in zip(self.online, self.target):
-            if plan is not None and plan[1].all(): t.copy_(p)
+            if plan is not None and plan.sync.all(): t.copy_(p)
             else: t.copy_(torch.where(sync.view((-1,) + (1,) * (p.dim() - 1)), p, t))
 
 # %% ../../nbs/05wa_agent.device_dqn.ipynb #ff21c30d
@@ -148,7 +147,7 @@ def to_engine(self:DeviceDQN)->LockstepDQN:
     self._engine_counts()
     return e
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #f7b98a04
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #2e8c6ec0
 class DeviceBootDQN(DeviceDQN):
     "The learning state of a `LockstepBootDQN`'s runs (their `N x K` heads) as tensors on one device, stepped with no host synchronisation."
     accepts, steps = staticmethod(device_boot_runs), "BootDQN"
@@ -157,23 +156,23 @@ class DeviceBootDQN(DeviceDQN):
                 ):
         super().__init__(engine, device)
         p = engine.proto
-        self.prior, self.prior_scale, self.K = [self.own(w) for w in engine.prior], engine.prior_scale, engine.K
+        self.prior, self.prior_scale = [self.own(w) for w in engine.prior], engine.prior_scale
         self.active = self.fresh(engine.active_head, torch.int64)
         self.switch_prob, self.mask_prob, self.noise_scale = float(p.switch_prob), float(p.mask_prob), float(p.noise_scale)
 
     def _heads(self, params, x):
         "Every head's values `(N, K, B, A)` on inputs `(N, B, D)` (`params`: stacked `N K` members)."
         N, B, D = x.shape
-        return stacked_forward(params, x[:, None].expand(N, self.K, B, D).reshape(N * self.K, B, D)).view(N, self.K, B, -1)
+        return stacked_forward(params, x[:, None].expand(N, self.members, B, D).reshape(N * self.members, B, D)).view(N, self.members, B, -1)
 
-# %% ../../nbs/05wa_agent.device_dqn.ipynb #5f0112f5
+# %% ../../nbs/05wa_agent.device_dqn.ipynb #8489e11d
 @patch
 def act(self:DeviceBootDQN, rows, # (N,) int64 tensor: each run's row of its observation table (-1: the zero observation)
         first=None # unused (the signature every device twin shares)
        )->torch.Tensor:
     "Greedy actions of every run's active head (prior included), ties by one number of its stream (`LockstepBootDQN.act`'s)."
     u = device_uniforms(self.keys, self.counters, 1)[:, 0]
-    m, x = self.runs * self.K + self.active, self.table[self.runs, rows][:, None]
+    m, x = self.runs * self.members + self.active, self.table[self.runs, rows][:, None]
     with torch.no_grad():
         q = stacked_forward([w[m] for w in self.online], x) + self.prior_scale * stacked_forward([w[m] for w in self.prior], x)
     return device_greedy(q[:, 0], self.invalid, u)
@@ -181,11 +180,11 @@ def act(self:DeviceBootDQN, rows, # (N,) int64 tensor: each run's row of its obs
 @patch
 def _fields(self:DeviceBootDQN, o, a, r, terminal, o1, learning)->dict:
     "Switch the learning runs' heads where due, and the fields of their transitions: DQN's, the heads' masks and noise, the priors' values of `o` and `o'`."
-    u = device_uniforms(self.keys, self.counters, 2 + 2 * self.K, learning)
+    u = device_uniforms(self.keys, self.counters, 2 + 2 * self.members, learning)
     switch = learning & (terminal | ((self.switch_prob > 0) & (u[:, 0] < self.switch_prob)))
-    self.active.copy_(torch.where(switch, (u[:, 1] * self.K).to(torch.int64), self.active))
-    mask = (u[:, 2:2 + self.K] < self.mask_prob).to(torch.float32)
-    z = (torch.special.ndtri(u[:, 2 + self.K:].clamp(1e-300, 1 - 2 ** -53)) * self.noise_scale).to(torch.float32)
+    self.active.copy_(torch.where(switch, (u[:, 1] * self.members).to(torch.int64), self.active))
+    mask = (u[:, 2:2 + self.members] < self.mask_prob).to(torch.float32)
+    z = (torch.special.ndtri(u[:, 2 + self.members:].clamp(1e-300, 1 - 2 ** -53)) * self.noise_scale).to(torch.float32)
     with torch.no_grad(): pr, pr1 = (self._heads(self.prior, x[:, None])[:, :, 0] for x in (o, o1))   # (N, K, A): the priors never change
     N = self.N
     return dict(DeviceDQN._fields(self, o, a, r, terminal, o1, learning), m=mask, z=z, p=pr.reshape(N, -1), p1=pr1.reshape(N, -1))
@@ -194,7 +193,7 @@ def _fields(self:DeviceBootDQN, o, a, r, terminal, o1, learning)->dict:
 def _loss(self:DeviceBootDQN, b:dict, w):
     "The runs' masked, noisy ensemble losses (averaged over heads and minibatch), weighted by `w` and summed."
     q = self._heads(self.online, b['o']) + self.prior_scale * b['p'].transpose(1, 2)                       # (N, K, B, A)
-    qa = q.gather(3, b['a'][:, None, :, None].expand(-1, self.K, -1, 1))[..., 0]
+    qa = q.gather(3, b['a'][:, None, :, None].expand(-1, self.members, -1, 1))[..., 0]
     with torch.no_grad():
         qn = (self._heads(self.target, b['o1']) + self.prior_scale * b['p1'].transpose(1, 2)).masked_fill(self.invalid[:, None, None], -np.inf).max(3).values
         y = b['r'][:, None] + b['z'].transpose(1, 2) + self.discount * b['d'][:, None] * qn

@@ -153,7 +153,7 @@ def stacked_forward(params:list, # `[W_1, b_1, ...]`, each `(N, ., .)`
     if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)): return _StackedMLP.apply(x, activate_final, *params)
     return _mlp_layers(params, x, activate_final)[-1]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #890e25df
+# %% ../../nbs/05v_agent.lockstep.ipynb #2518d9fc
 class StackedAdam:
     "Adam on stacked parameters `(N, ...)`, stepping only the runs marked active (each with its own step count)."
     def __init__(self, params:list, # stacked leaf tensors with `requires_grad`
@@ -183,11 +183,11 @@ class StackedAdam:
         self.t[act] += 1
 
     def _fused(self, rows=None, # the runs that step (default: every run, all at the same count)
-               step:float=None # their common step count before this step (default: run 0's)
+               step:float=None # their common step count before this step (default: run 0's, read from the device)
               ):
         "One call of torch's fused Adam kernel on the runs `rows` (every run: in place; some: on their gathered rows, scattered back)."
         ps = [i for i, p in enumerate(self.params) if p.grad is not None]
-        if rows is None: step = float(self.t[0]); self.t += 1
+        if rows is None: step = float(self.t[0]) if step is None else step; self.t += 1
         if getattr(self, '_count', None) is None: self._count = torch.zeros((), device=self.params[0].device)
         self._count.fill_(step + 1)   # the count after this step: torch's Adam adds 1 to it before its kernel
         if rows is None: P, G, M, V = ([self.params[i] for i in ps], [self.params[i].grad for i in ps], [self.m[i] for i in ps], [self.v[i] for i in ps])

@@ -18,17 +18,17 @@ from .lockstep import _Batch, regret_threads
 
 torch = import_torch()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #b84234bf
+# %% ../../nbs/06fa_experiment.device.ipynb #022b2ca7
 def mdp_key(seed:int # a run's loop seed
            )->np.uint64:
     "The key of the stream a run's MDP draws from on the device (`SeedSequence([seed, 1])`: apart from the agents' `run_key(seed)`)."
     return np.random.SeedSequence([int(seed), 1]).generate_state(1, np.uint64)[0]
 
-def device_usable(engine, loops:list)->bool:
-    "Whether `play_on_device` plays these runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
-    return any(twin.accepts(engine) for twin in _TWINS)
-
 _TWINS = (DeviceDQN, DeviceBootDQN, DeviceActorCritic, DeviceActorCriticRNN)
+
+def device_usable(engine)->bool:
+    "Whether `play_on_device` can play `engine`'s runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
+    return any(twin.accepts(engine) for twin in _TWINS)
 
 def device_twin(engine):
     "The engine's twin on its device: `DeviceDQN`, `DeviceBootDQN`, `DeviceActorCritic` or `DeviceActorCriticRNN`."
@@ -36,7 +36,7 @@ def device_twin(engine):
         if twin.accepts(engine): return twin(engine)
     raise ValueError(f"{engine!r}: no device twin (Colosseum's four deep agents have one; a DQN variant with its own policy does not)")
 
-# %% ../../nbs/06fa_experiment.device.ipynb #30127804
+# %% ../../nbs/06fa_experiment.device.ipynb #060cdc60
 def _padded_values(x:np.ndarray, off:np.ndarray, width:int)->np.ndarray:
     "The ragged per-run values `x` (offsets `off`) as an `(N, width)` array, zero-padded."
     out = np.zeros((len(off) - 1, width))
@@ -61,14 +61,20 @@ class _DeviceBatch(_Batch):
         self.ds, self.ds0, self.dh, self.dcr, self.dcb, self.dcbn, self.dcrl = zi(), zi(), zi(), z(), z(), z(), z()
         self.unresolved, self.learning = zi(), torch.ones(self.N, dtype=torch.bool, device=d)
 
-    def _upload_behaviour(self):
-        "Copy the behaviour policy's values, as the host's workspaces hold them, to the device."
-        self.bw.copy_(torch.from_numpy(_padded_values(self.values.bw, self.values.off, self.width)))
+    def _upload_behaviour(self, idx=None # the runs whose values were read (default: all)
+                         ):
+        "Copy the behaviour policy's values of runs `idx`, as the host's workspaces hold them, to the device."
+        v = self.values
+        if idx is None: return self.bw.copy_(torch.from_numpy(_padded_values(v.bw, v.off, self.width)))
+        rows = np.zeros((len(idx), self.width))
+        for j, i in enumerate(idx): rows[j, :v.off[i + 1] - v.off[i]] = v.bw[v.off[i]:v.off[i + 1]]
+        self.bw[torch.from_numpy(np.asarray(idx, np.int64)).to(self.device)] = torch.from_numpy(rows).to(self.device)
 
-    def _download(self):
+    def _download(self, sums:tuple=None # the device's sums to read (default: the current ones, `dcr, dcb, dcbn, dcrl`)
+                 ):
         "The host's states and sums, from the device."
         self.s[:], self.s0[:] = self.ds.cpu().numpy(), self.ds0.cpu().numpy()
-        for host, dev in ((self.cr, self.dcr), (self.cb, self.dcb), (self.cbn, self.dcbn), (self.crl, self.dcrl)): host[:] = dev.cpu().numpy()
+        for host, dev in zip((self.cr, self.cb, self.cbn, self.crl), sums or (self.dcr, self.dcb, self.dcbn, self.dcrl)): host[:] = dev.cpu().numpy()
 
 # %% ../../nbs/06fa_experiment.device.ipynb #87a59f44
 @patch
@@ -90,11 +96,11 @@ def _gap(self:_DeviceBatch):
     den = top - bottom
     return gap / self.dH, torch.where(den > 0, gap / torch.where(den > 0, den, 1.0), 0.0), top / self.dH
 
-# %% ../../nbs/06fa_experiment.device.ipynb #d83b951a
+# %% ../../nbs/06fa_experiment.device.ipynb #23d7c298
 @patch
 def _transition(self:_DeviceBatch, terminal:np.ndarray):
     "Act, step the MDPs and learn, on the device; `terminal` (host-known: episodes have fixed lengths) marks the runs whose episode this step ends. Returns the next states."
-    s, r_ = self.ds, self.agent.runs
+    s = self.ds
     rows = self.dh * self.dS + s if self.episodic else s
     starts = self.h == 0   # host-known: the runs at an episode's first step (a recurrent agent resets its memory)
     a = self.agent.act(rows, torch.from_numpy(starts).to(self.device) if starts.any() else None)
@@ -107,30 +113,24 @@ def _transition(self:_DeviceBatch, terminal:np.ndarray):
     self.dcr.add_(r); self.dcb.add_(db); self.dcbn.add_(dbn); self.dcrl.add_(opt - r)
     return sp, term
 
-# %% ../../nbs/06fa_experiment.device.ipynb #5628fef6
+# %% ../../nbs/06fa_experiment.device.ipynb #b9c96124
 @patch
 def _device_step(self:_DeviceBatch, t:int, clock):
     "Step `t` of every run on the device; the host reads the device at a log (the exact regret, the continuous behaviour policies) and at an episode's end (the next episode's behaviour policy)."
-    tr = self.training
-    timed = tr & (self.max_time < np.inf)
-    if timed.any():
-        cut = timed & (clock() > self.max_time - 0.5)
-        if cut.any(): self.last_training[cut] = t; tr &= ~cut; self.learning.copy_(torch.from_numpy(tr))
+    if self._cut(t, clock): self.learning.copy_(torch.from_numpy(self.training))
     log = t > 0 and self.log_every > 0 and t % self.log_every == 0
     terminal = (self.h + 1 == self.H) if self.episodic else np.zeros(self.N, bool)
     cr, cb, cbn, crl = (x.clone() for x in (self.dcr, self.dcb, self.dcbn, self.dcrl)) if log else (None,) * 4
     sp, term = self._transition(terminal)
     if log:   # the log row holds the sums before this step, as `_Batch._step` writes it
-        self.agent.to_engine()
-        self.s0[:] = self.ds0.cpu().numpy()
-        for host, dev in ((self.cr, cr), (self.cb, cb), (self.cbn, cbn), (self.crl, crl)): host[:] = dev.cpu().numpy()
+        self.agent.to_engine(); self._download((cr, cb, cbn, crl))
         self._evaluate(range(self.N), t, sp.cpu().numpy(), self.s0, clock()); self.learning.copy_(torch.from_numpy(self.training))
     if self.episodic and terminal.any():
         snew = self.mdps.start(device_uniforms(self.mkeys, self.mcounters, 1, term)[:, 0])
         self.ds = torch.where(term, snew, sp); self.ds0 = torch.where(term, self.ds, self.ds0)
         ended = np.flatnonzero(terminal); self.s0[ended] = self.ds0.cpu().numpy()[ended]
         if not log: self.agent.to_engine()
-        self._read_behaviour(ended, t); self._upload_behaviour()
+        self._read_behaviour(ended, t); self._upload_behaviour(ended)
     else: self.ds = sp
     if not self.episodic and self.log_every > 0 and t % self.log_every == 0:
         if not log: self.agent.to_engine()
@@ -139,13 +139,13 @@ def _device_step(self:_DeviceBatch, t:int, clock):
     self.h = np.where(terminal, 0, self.h + 1)
     if self.episodic: self.dh.copy_(torch.where(term, 0, self.dh + 1))
 
-# %% ../../nbs/06fa_experiment.device.ipynb #23bc9fb3
+# %% ../../nbs/06fa_experiment.device.ipynb #5ea5c68b
 def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts
                    loops:list, # per run, the keyword arguments of `python_loop_steps`, its observations the rows of the engine's table
                    threads:int=None # threads of the exact regret at the logs (`regret_threads`: every core where the engine is on a GPU)
                   )->list:
     "Play every run of `engine` as `play_batched` does, each step on the engine's device; each run's number of log rows (`out` and `raw` filled), or `None` where the runs do not fit."
-    if not device_usable(engine, loops): return None
+    if not device_usable(engine): return None
     N, clock = batch_clock(engine, loops)
     b = _DeviceBatch(engine, loops)
     if not b.usable(): return None

@@ -224,7 +224,7 @@ def _evaluate(self:_Batch, idx, t:int, s, s0, clock:float, final:bool=False):
         if self.training[i] and t > 0.2 * self.T and len(w) == 10 and all(abs(x) <= self.opt_tol[i] for x in w) and abs(nr) <= 1e-8:
             self.training[i], self.stopped[i] = False, t
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #2d969f6e
+# %% ../../nbs/06f_experiment.lockstep.ipynb #2ee4f7b8
 @patch
 def _start(self:_Batch, seed:int):
     "Each run starts as its own loop does (its seed, its first start, the agent told), then the batch's stream is seeded and the first behaviour policies read."
@@ -235,12 +235,19 @@ def _start(self:_Batch, seed:int):
     self._read_behaviour(range(self.N), 0)
 
 @patch
+def _cut(self:_Batch, t:int, clock)->bool:
+    "Stop the learning of the runs whose time budget (their share of the batch's time) is spent, at step `t`; whether any was."
+    timed = self.training & (self.max_time < np.inf)
+    if not timed.any(): return False
+    cut = timed & (clock() > self.max_time - 0.5)
+    self.last_training[cut] = t; self.training &= ~cut
+    return bool(cut.any())
+
+@patch
 def _step(self:_Batch, t:int, clock):
     "Step `t` of every run: act, step the MDPs, learn, log, and start the episodes that ended."
     N, e, tr = self.N, self.engine, self.training
-    timed = tr & (self.max_time < np.inf)
-    if timed.any():
-        cut = timed & (clock() > self.max_time - 0.5); self.last_training[cut] = t; tr &= ~cut
+    self._cut(t, clock)
     log = t > 0 and self.log_every > 0 and t % self.log_every == 0
     now = self.rows(self.s, self.h); obs = e.pad(self.idx, now)
     a = np.asarray(e.act(self.idx, obs, self.h == 0), np.int64)

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_OUTPUT_DIR', 'check_agent_class', 'check_budget', 'build_env
            'continue_logs', 'ExperimentManager', 'default_mp_context', 'exact_value', 'monte_carlo_value',
            'ManagerFileError', 'evaluate_agents', 'plot_writer_data', 'holm', 'compare_agents']
 
-# %% ../nbs/11_manager.ipynb #ff8a03f5
+# %% ../nbs/11_manager.ipynb #6cd7f514
 import os, sys, io, time, uuid, warnings, math, numbers, inspect, itertools, cProfile, pstats, pickle, base64, datetime
 import multiprocessing as mp
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor, as_completed
@@ -24,12 +24,13 @@ from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS, AGENT_INDICATORS
 from .experiment.experiment_instance import _RestrictedUnpickler
 from .utils import atomic_write
+from .validators import check_int
 from .agent.base import Choice
 from .config import result_settings, use_settings, get_device, check_device_name, headline_indicator, resolve_indicator, baseline_column
 from .experiment.lockstep import LockstepLoop, lockstep_engine_class, engine_state, set_engine_state
 from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
 
-# %% ../nbs/11_manager.ipynb #dff2c3e1
+# %% ../nbs/11_manager.ipynb #c7ad5985
 DEFAULT_OUTPUT_DIR = Path('colosseum_nb_data') / 'temp'  # rlberry's 'rlberry_data/temp', relative to the working directory
 _PROTOCOL = ('is_episodic', 'select_action', 'step_update', 'current_optimal_stochastic_policy', 'get_agent_instance_from_parameters',
              'get_default_parameters', 'get_hyperparameters_search_space')
@@ -49,11 +50,6 @@ def check_budget(budget, name:str='budget')->int:
     ok = not isinstance(budget, bool) and isinstance(budget, numbers.Real) and np.isfinite(budget) and float(budget).is_integer() and budget >= 1
     if not ok: raise ValueError(f"{name}={budget!r}: must be a positive integer number of steps")
     return int(budget)
-
-def _positive_int(name, v, none_ok=False):
-    if v is None and none_ok: return None
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{name}={v!r}: must be a positive integer")
-    return int(v)
 
 # %% ../nbs/11_manager.ipynb #17772e31
 def _env_spec(env, name:str):
@@ -247,7 +243,7 @@ def _process_fit(task):
         logs = _fit_one(agent, mdp, budget, log_every, max_time, seed)
     return agent_snapshot(agent, build[2]), logs
 
-# %% ../nbs/11_manager.ipynb #5cdaca93
+# %% ../nbs/11_manager.ipynb #5343c0b4
 class ExperimentManager:
     "Train `n_fit` seeded copies of an agent on a tabular MDP, evaluate them, gather their indicators, tune, save and load (rlberry's workflow)."
     def __init__(self, agent_class, # an agent class of the agent protocol (`colosseum_nb.agent.base.BaseAgent`)
@@ -270,7 +266,7 @@ class ExperimentManager:
                 ):
         self.agent_class = check_agent_class(agent_class)
         self.agent_name = agent_name or agent_class.__name__
-        self.n_fit = _positive_int('n_fit', n_fit)
+        self.n_fit = check_int('n_fit', n_fit, 1)
         self._set_envs(train_env, eval_env)
         self._set_kwargs(init_kwargs, fit_kwargs, eval_kwargs, fit_budget, init_kwargs_per_instance)
         self._set_parallel(parallelization, max_workers, mp_context, device); self._check_spawnable()
@@ -282,7 +278,7 @@ class ExperimentManager:
 
     def __repr__(self): return f"ExperimentManager({self.agent_name}, {self.train_env[0].__name__}, n_fit={self.n_fit}, fits done={self.n_fit_calls})"
 
-# %% ../nbs/11_manager.ipynb #424bf6fe
+# %% ../nbs/11_manager.ipynb #433e4280
 _EVAL_KEYS = dict(method='exact', n_simulations=10, eval_horizon=1000)
 _FIT_KEYS = ('fit_budget', 'log_every', 'max_time', 'progress')
 
@@ -321,10 +317,10 @@ def _eval_kwargs(self:ExperimentManager, kw):
     bad = set(out) - set(_EVAL_KEYS)
     if bad: raise ValueError(f"eval_kwargs: unknown key(s) {sorted(bad)}; valid: {list(_EVAL_KEYS)}")
     if out['method'] not in ('exact', 'monte_carlo'): raise ValueError(f"eval_kwargs['method']={out['method']!r}: must be 'exact' or 'monte_carlo'")
-    _positive_int("eval_kwargs['n_simulations']", out['n_simulations']); _positive_int("eval_kwargs['eval_horizon']", out['eval_horizon'])
+    check_int("eval_kwargs['n_simulations']", out['n_simulations'], 1); check_int("eval_kwargs['eval_horizon']", out['eval_horizon'], 1)
     return out
 
-# %% ../nbs/11_manager.ipynb #2aac7a27
+# %% ../nbs/11_manager.ipynb #28ab4fdd
 def default_mp_context()->str:
     "'fork' where the platform has it (Linux: works from notebooks without a `__main__` guard), else 'spawn'."
     return 'fork' if 'fork' in mp.get_all_start_methods() else 'spawn'
@@ -334,7 +330,7 @@ def _set_parallel(self:ExperimentManager, parallelization, max_workers, mp_conte
     if parallelization not in ('thread', 'process', 'lockstep'): raise ValueError(f"parallelization={parallelization!r}: must be 'thread', 'process' or 'lockstep'")
     self.parallelization = parallelization
     self.device = get_device() if device is None else check_device_name(device)
-    self.max_workers = _positive_int('max_workers', max_workers, none_ok=True)
+    self.max_workers = check_int('max_workers', max_workers, 1, none_ok=True)
     ctx = mp_context or default_mp_context()
     if ctx not in mp.get_all_start_methods(): raise ValueError(f"mp_context={mp_context!r}: must be one of {mp.get_all_start_methods()}")
     self.mp_context = ctx
@@ -382,7 +378,7 @@ def _kwargs_of(self:ExperimentManager, k:int)->dict: return {**self.init_kwargs,
 def _new_agent(self:ExperimentManager, k:int, horizon:int):
     return _build_agent(self.agent_class, _child_seed(self.seed_sequence, k), make_mdp_spec(self._mdp, self.agent_class), horizon, self._kwargs_of(k))
 
-# %% ../nbs/11_manager.ipynb #656fb7cb
+# %% ../nbs/11_manager.ipynb #aa70f86d
 @patch
 def _workers(self:ExperimentManager)->int:
     n = self.max_workers or ((os.cpu_count() or 1) * (1 if self.parallelization == 'process' else 5))
@@ -396,7 +392,7 @@ def _fit_settings(self:ExperimentManager, budget, kwargs):
     if budget is None and self.fit_budget is None: raise ValueError("fit: no budget (give fit(budget) or fit_budget to the manager)")
     budget = check_budget(self.fit_budget if budget is None else budget)
     log_every = kw.get('log_every') or max(1, (self.fit_budget or budget) // 100)
-    return budget, _positive_int('log_every', log_every), float(kw.get('max_time', np.inf)), bool(kw.get('progress', False))
+    return budget, check_int('log_every', log_every, 1), float(kw.get('max_time', np.inf)), bool(kw.get('progress', False))
 
 @patch
 def _thread_task(self:ExperimentManager, k, budget, log_every, max_time, seed):
@@ -521,7 +517,7 @@ def monte_carlo_value(agent, mdp, n_episodes:int, horizon:int, rng:np.random.Gen
     if mdp.is_episodic(): return float(_simulate(mdp, pi, n_episodes, mdp.H, rng).mean())
     return float(_simulate(mdp, pi, n_episodes, horizon, rng).mean() / horizon)
 
-# %% ../nbs/11_manager.ipynb #4441b9cd
+# %% ../nbs/11_manager.ipynb #05228627
 @patch
 def eval_agents(self:ExperimentManager, n_simulations:int=None, # number of evaluations (default 2 x n_fit)
                 eval_kwargs:dict=None, # overrides of `self.eval_kwargs`
@@ -531,7 +527,7 @@ def eval_agents(self:ExperimentManager, n_simulations:int=None, # number of eval
     "A list of `n_simulations` evaluations of the managed agents (see `eval_kwargs`)."
     if self.n_fit_calls == 0: raise ValueError("eval_agents: no agent has been fitted yet (call fit first)")
     kw = self._eval_kwargs(eval_kwargs)
-    n = _positive_int('n_simulations', 2 * self.n_fit if n_simulations is None else n_simulations)
+    n = check_int('n_simulations', 2 * self.n_fit if n_simulations is None else n_simulations, 1)
     if agent_id is not None and not (isinstance(agent_id, numbers.Integral) and 0 <= agent_id < self.n_fit): raise ValueError(f"agent_id={agent_id!r}: must be in 0..{self.n_fit - 1}")
     rng = np.random.default_rng(np.random.SeedSequence(self.seed_sequence.entropy, spawn_key=tuple(self.seed_sequence.spawn_key) + (2**31, self._eval_calls)))
     self._eval_calls += 1
@@ -628,7 +624,7 @@ def save(self:ExperimentManager)->Path:
     written.add('manager_obj.pickle'); self._written = written
     return _dump(self.output_dir / 'manager_obj.pickle', 'manager', self._state())
 
-# %% ../nbs/11_manager.ipynb #74051b5f
+# %% ../nbs/11_manager.ipynb #a444d33d
 def _env_from(state, name):
     cls_name, kw = state
     return (mdp_class_from_name(cls_name), _decode(kw))
@@ -650,7 +646,7 @@ def load(cls:ExperimentManager, filename # `manager_obj.pickle` written by `save
 def _from_state(cls:ExperimentManager, st:dict, folder:Path):
     "A manager rebuilt from its plain data, without running anything."
     self = cls.__new__(cls)
-    self.agent_class, self.agent_name, self.n_fit = check_agent_class(agent_class_from_name(st['agent_class'])), st['agent_name'], _positive_int('n_fit', st['n_fit'])
+    self.agent_class, self.agent_name, self.n_fit = check_agent_class(agent_class_from_name(st['agent_class'])), st['agent_name'], check_int('n_fit', st['n_fit'], 1)
     self._set_envs(_env_from(st['train_env'], 'train_env'), _env_from(st['eval_env'], 'eval_env'))
     self._set_kwargs(_decode(st['init_kwargs']), _decode(st['fit_kwargs']), _decode(st['eval_kwargs']), st['fit_budget'], _decode(st['per_instance']))
     self._set_parallel(st['parallelization'], st['max_workers'], st['mp_context'], st.get('device'))   # a file older than lockstep fits: the default device
@@ -780,7 +776,7 @@ def _optuna_search(self:ExperimentManager, n_trials, timeout, n_fit, pruner_meth
     self.optuna_study.optimize(objective, n_trials=n_trials, timeout=timeout, n_jobs=n_optuna_workers)
     return [{**t.params, 'value': t.value, 'state': t.state.name} for t in self.optuna_study.trials]
 
-# %% ../nbs/11_manager.ipynb #93c43b61
+# %% ../nbs/11_manager.ipynb #dbeb94b1
 @patch
 def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of configurations tried
                          timeout:float=60, # stop starting trials after that many seconds (`None`: no limit)
@@ -795,7 +791,7 @@ def optimize_hyperparams(self:ExperimentManager, n_trials:int=256, # number of c
                          indicator:str=None # the regret minimised (its final value, mean over fits): any regret column of the logs (default: `config.headline_indicator()`)
                         )->dict:
     "Search the agent's hyperparameters; set `init_kwargs` to the best ones and return them."
-    n_trials, n_fit = _positive_int('n_trials', n_trials), _positive_int('n_fit', n_fit)
+    n_trials, n_fit = check_int('n_trials', n_trials, 1), check_int('n_fit', n_fit, 1)
     if sampler_method not in ('random', 'grid', 'optuna_default'): raise ValueError(f"sampler_method={sampler_method!r}: must be 'random', 'grid' or 'optuna_default'")
     if pruner_method not in ('halving', 'none'): raise ValueError(f"pruner_method={pruner_method!r}: must be 'halving' or 'none'")
     if not (isinstance(fit_fraction, numbers.Real) and 0 < fit_fraction <= 1): raise ValueError(f"fit_fraction={fit_fraction!r}: must be in (0, 1]")

@@ -6,15 +6,12 @@
 __all__ = ['DEFAULT_HYPEROPT_CONF', 'SMALL_HYPEROPT_CONF', 'DEFAULT_HYPEROPT_CONF_NONTABULAR', 'SMALL_HYPEROPT_CONF_NONTABULAR',
            'HyperOptConfig']
 
-# %% ../../nbs/07c_hyperopt.base.ipynb #a66d04de
-import numbers, dataclasses
+# %% ../../nbs/07c_hyperopt.base.ipynb #98b8d1db
+import dataclasses
+from ..validators import check_int
 from ..experiment.config import ExperimentConfig
 
-# %% ../../nbs/07c_hyperopt.base.ipynb #31ca3053
-def _pos_int(name, v):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{name}={v!r}: must be an integer >= 1")
-    return int(v)
-
+# %% ../../nbs/07c_hyperopt.base.ipynb #3ef3f65e
 @dataclasses.dataclass(frozen=True)
 class HyperOptConfig:
     "The settings of a hyperparameter search."
@@ -32,8 +29,8 @@ class HyperOptConfig:
     noise_kwargs: dict = dataclasses.field(default=None, hash=False) # parameters of the noise
 
     def __post_init__(self):
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0: raise ValueError(f"seed={self.seed!r}: must be an integer >= 0")
-        for n in ('n_timesteps', 'n_samples_agents', 'n_samples_mdps', 'log_every', 'n_seeds'): object.__setattr__(self, n, _pos_int(n, getattr(self, n)))
+        object.__setattr__(self, 'seed', check_int('seed', self.seed))
+        for n in ('n_timesteps', 'n_samples_agents', 'n_samples_mdps', 'log_every', 'n_seeds'): object.__setattr__(self, n, check_int(n, getattr(self, n), 1))
         if self.mdp_classes is not None:
             names = tuple(c if isinstance(c, str) else c.__name__ for c in self.mdp_classes)
             if not names: raise ValueError("mdp_classes: give at least one class, or None for all")

@@ -6,13 +6,14 @@
 __all__ = ['RewardDist', 'deterministic', 'beta', 'as_dist', 'StepType', 'TimeStep', 'Sparse', 'BaseMDP', 'ContinuousMDP',
            'EpisodicMDP', 'round_nested']
 
-# %% ../../nbs/01_mdp.base.ipynb #a0c4f07f
+# %% ../../nbs/01_mdp.base.ipynb #8e0a86cb
 import random, math, hashlib
 from collections import namedtuple, deque
 from enum import IntEnum
 import numpy as np
 from fastcore.basics import patch
 from ..config import kernel
+from ..validators import check_int, check_positive
 from ..utils import did_you_mean
 from ..emission_maps import emission_map_class, Tabular
 
@@ -79,7 +80,7 @@ class Sparse(namedtuple('Sparse', 'ptr nxt prob R')):
     @property
     def n_actions(self): return self.R.shape[1]
 
-# %% ../../nbs/01_mdp.base.ipynb #75252461
+# %% ../../nbs/01_mdp.base.ipynb #4fcedaaf
 def _check_prob_param(name, v):
     "Validate `p_lazy`/`p_rand`: None, 0 (= None) or strictly between 0 and 0.9999."
     if v is None: return None
@@ -98,11 +99,7 @@ def _eccentricity(succ, src):
             if v not in dist: dist[v] = dist[u] + 1; far = max(far, dist[v]); dq.append(v)
     return far
 
-def _check_int(name, v, lo, hi=None):
-    "Validate an integer parameter in [lo, hi]."
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
-        raise _bad(name, v, f"must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
-    return int(v)
+_check_int = check_int  # the families' notebooks still import this name; `colosseum_nb.validators.check_int` is the one check
 
 def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
                         sub_optimal # its `sub_optimal_mean_reward`
@@ -113,7 +110,7 @@ def _check_mean_rewards(optimal, # the family's `optimal_mean_reward`
     if not optimal - 0.1 > sub_optimal:
         raise _bad('sub_optimal_mean_reward', sub_optimal, f"must be below optimal_mean_reward - 0.1 = {optimal - 0.1:g}")
 
-# %% ../../nbs/01_mdp.base.ipynb #cd9a4c49
+# %% ../../nbs/01_mdp.base.ipynb #a1903199
 class BaseMDP:
     "Common model of a tabular MDP built as in Colosseum (see the family subclasses)."
     n_actions = None           # number of family actions
@@ -141,11 +138,9 @@ class BaseMDP:
                  noise_kwargs:dict=None, # parameters of the noise (its seed is the MDP's)
                  **unknown):
         if unknown: raise ValueError(f"{type(self).__name__}: unknown parameter(s) {sorted(unknown)}; valid: {self._valid_names()}")
-        self.seed = _check_int('seed', seed, 0, 2**32 - 1)
+        self.seed = check_int('seed', seed, 0, 2**32 - 1)
         self.randomize_actions, self.make_reward_stochastic = bool(randomize_actions), bool(make_reward_stochastic)
-        self.reward_variance_multiplier = float(reward_variance_multiplier)
-        if not (np.isfinite(self.reward_variance_multiplier) and self.reward_variance_multiplier > 0):
-            raise _bad('reward_variance_multiplier', reward_variance_multiplier, "must be a positive number")
+        self.reward_variance_multiplier = check_positive('reward_variance_multiplier', reward_variance_multiplier)
         self.p_lazy, self.p_rand = _check_prob_param('p_lazy', p_lazy), _check_prob_param('p_rand', p_rand)
         lo, hi = self._check_range(rewards_range)
         self.rewards_range = (lo, hi)
@@ -158,7 +153,7 @@ class BaseMDP:
         self._finalise()
         self._setup_emission(emission_map, emission_map_kwargs, noise, noise_kwargs)
 
-# %% ../../nbs/01_mdp.base.ipynb #67c7ea12
+# %% ../../nbs/01_mdp.base.ipynb #59166f4b
 @patch(cls_method=True)
 def _valid_names(cls:BaseMDP):
     "All constructor parameter names of the class."
@@ -166,7 +161,8 @@ def _valid_names(cls:BaseMDP):
     names = []
     for k in cls.__mro__:
         if '__init__' in vars(k):
-            names += [p for p in inspect.signature(vars(k)['__init__']).parameters if p not in ('self', 'unknown', 'kwargs', 'args')]
+            names += [n for n, p in inspect.signature(vars(k)['__init__']).parameters.items()
+                      if n != 'self' and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]   # `**kw` passes names on, it is none
     return sorted(set(names))
 
 @patch
@@ -340,7 +336,7 @@ def starting_states_and_probs(self:BaseMDP):
     "Starting state indices and their probabilities, in sampler order."
     return list(zip(self.starting_states.tolist(), self.starting_probs.tolist()))
 
-# %% ../../nbs/01_mdp.base.ipynb #18c0bfe9
+# %% ../../nbs/01_mdp.base.ipynb #c3166fc6
 class ContinuousMDP(BaseMDP):
     "An infinite-horizon MDP: one never-ending trajectory."
 
@@ -348,7 +344,7 @@ class EpisodicMDP(BaseMDP):
     "A finite-horizon MDP: episodes of exactly `H` steps from `s0 ~ mu`."
     def __init__(self, *args, H=None, # requested horizon (the minimal one is used if larger)
                  **kwargs):
-        self._requested_H = None if H is None else _check_int('H', H, 1)
+        self._requested_H = None if H is None else check_int('H', H, 1)
         super().__init__(*args, **kwargs)
 
     def is_episodic(self): return True

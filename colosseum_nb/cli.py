@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_BENCHMARK', 'DEFAULT_RUN_BENCHMARKS', 'make_parser', 'hardne
            'summary_table', 'run_command', 'import_modules', 'print_published_ranking', 'hyperopt_command',
            'analyse_command', 'instances_run_command', 'instances_sbatch_command', 'main']
 
-# %% ../nbs/08_cli.ipynb #544a12c3
+# %% ../nbs/08_cli.ipynb #b2c5b321
 import sys, os, time, argparse, contextlib, dataclasses, importlib, warnings
 import distributed
 from dataclasses import asdict
@@ -22,7 +22,7 @@ from .agent.agents import AGENTS, BENCHMARKED_AGENTS, DEFAULT_RUN_AGENTS
 from .experiment.experiment_instances import agent_class_from_name, local_client, folder_settings
 from .cluster import slurm_cluster, slurm_problem, run_instance_folder, write_array_script, submit_array
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF, SMALL_HYPEROPT_CONF_NONTABULAR, DEFAULT_HYPEROPT_CONF_NONTABULAR
-from .emission_maps import EMISSION_MAPS
+from .emission_maps import EMISSION_MAPS, emission_map_class
 from .noises import NOISES
 import yaml
 from .hyperopt.utils import sample_agent_configs_and_benchmarks_for_hyperopt
@@ -32,21 +32,11 @@ from .analysis.results import load_results, summary_table as results_summary_tab
 from .experiment.logs import log_files
 from .analysis.published import published_benchmarks, compare_with_published, rank_agents, check_comparable
 from .utils import atomic_write
+from .agent.base import wants_observations
+from .validators import check_int, check_positive
 
-# %% ../nbs/08_cli.ipynb #3be46fa2
+# %% ../nbs/08_cli.ipynb #be94ffda
 DEFAULT_BENCHMARK = 'continuous_communicating'  # the benchmark of `colosseum_nb hardness` without `--benchmark`
-
-def _nonnegative(what:str # what the number is, for messages ('seed', 'task')
-                ):
-    "An argparse type for a non-negative integer."
-    def f(text):
-        try: v = int(text)
-        except ValueError: raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: must be a non-negative integer") from None
-        if v < 0: raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: must be a non-negative integer")
-        return v
-    return f
-
-_seed = _nonnegative('seed')
 
 def make_parser()->argparse.ArgumentParser:
     "The argument parser of the `colosseum_nb` command."
@@ -68,6 +58,32 @@ def make_parser()->argparse.ArgumentParser:
     _add_analyse_parser(sub)
     _add_instances_parser(sub)
     return p
+
+# %% ../nbs/08_cli.ipynb #a809bcd4
+def _number_type(parse, # `int` or `float`: reads the text
+                 check, # a check `(name, value) -> value` of `colosseum_nb.validators`, raising `ValueError`
+                 what:str, # what the number is, for messages ('seed', 'value')
+                 must:str # what it must be, for messages ('a non-negative integer')
+                ):
+    "An argparse type: the text read by `parse` and passed by `check`, else the error 'invalid {what} {text!r}: must be {must}'."
+    def f(text):
+        try: return check(what, parse(text))
+        except ValueError: raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: must be {must}") from None
+    f.__name__ = parse.__name__
+    return f
+
+def _nonnegative(what:str # what the number is, for messages ('seed', 'task')
+                ):
+    "An argparse type for a non-negative integer."
+    return _number_type(int, check_int, what, 'a non-negative integer')
+
+def _positive(kind # `int` or `float` (a float may be `inf`: no limit)
+             ):
+    "An argparse type for a positive number of `kind`."
+    check = (lambda n, v: check_int(n, v, 1)) if kind is int else (lambda n, v: check_positive(n, v, allow_inf=True))
+    return _number_type(kind, check, 'value', f"a positive {kind.__name__}")
+
+_seed = _nonnegative('seed')
 
 # %% ../nbs/08_cli.ipynb #4ccb43cd
 def _check_csv(path, force):
@@ -103,19 +119,7 @@ def benchmarks_command(args)->int:
     print(pd.DataFrame(rows).drop(columns=['emission_map', 'emission_map_kwargs', 'noise', 'noise_kwargs']).to_string(index=False))
     return 0
 
-# %% ../nbs/08_cli.ipynb #b467c735
-DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
-
-def _positive(kind):
-    "An argparse type for a positive number of `kind` (int or float)."
-    def f(text):
-        try: v = kind(text)
-        except ValueError: raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a positive {kind.__name__}") from None
-        if not v > 0: raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a positive {kind.__name__}")
-        return v
-    f.__name__ = kind.__name__
-    return f
-
+# %% ../nbs/08_cli.ipynb #9a3c777f
 def _registry_name(registry):
     "An argparse type for a class name of `registry` (an unknown name gets the closest ones)."
     def f(text):
@@ -131,6 +135,7 @@ def _keyword(text):
     try: return k, yaml.safe_load(v)
     except yaml.YAMLError: raise argparse.ArgumentTypeError(f"invalid value {text!r}: the value is not a number, a boolean, a string or a list") from None
 
+# %% ../nbs/08_cli.ipynb #eeac33ef
 def _add_observation(p):
     "The emission map and the noise of every MDP (recorded in each results folder's experiment_config.yml)."
     o = p.add_argument_group('observations', "what non-tabular agents observe (tabular agents act on the state index whatever the map); recorded in the results folder, which then refuses runs with another map")
@@ -145,6 +150,7 @@ def _observation_changes(args)->dict:
              noise=args.noise, noise_kwargs=dict(args.noise_kwargs) if args.noise_kwargs else None)
     return {k: v for k, v in d.items() if v is not None}
 
+# %% ../nbs/08_cli.ipynb #d88d74b9
 def _add_common(p, what):
     "Arguments shared by `run` and `hyperopt`."
     _add_observation(p)
@@ -170,6 +176,9 @@ def _add_common(p, what):
     c.add_argument('--interface', metavar='IF', help="network interface the workers reach the scheduler on (e.g. ib0; 'lo' on one machine)")
     c.add_argument('--prologue', action='append', default=[], metavar='LINE', help='a shell line each job runs first, e.g. "module load python" (repeatable)')
 
+# %% ../nbs/08_cli.ipynb #43472085
+DEFAULT_RUN_BENCHMARKS = ('episodic_quick_test', 'continuous_quick_test')  # what `colosseum_nb run` runs without `--benchmark`
+
 def _add_run_parser(sub):
     r = sub.add_parser('run', help='run benchmarks for agents and summarise the results (the main job)',
                        description='Run benchmarks for the built-in agents (or those named), resume what is done, and print a summary table.')
@@ -190,7 +199,7 @@ def _add_run_parser(sub):
                    help="rank the agents among the baselines' results shipped with the package, on each benchmark that is shipped")
     r.set_defaults(func=run_command)
 
-# %% ../nbs/08_cli.ipynb #d8ef5b6f
+# %% ../nbs/08_cli.ipynb #8f4870b6
 def _agents_for(bench, names):
     "The agent classes of a benchmark's setting (those named, or Colosseum's)."
     classes = [AGENTS[n] for n in DEFAULT_RUN_AGENTS] if names is None else [agent_class_from_name(n) for n in names]
@@ -229,17 +238,15 @@ def _check_observed(classes, # the agent classes of a benchmark
                     where:str, # the benchmark's name, for the message
                     gin:list # the command's `--gin` bindings (one may set an MDP's map)
                    ):
-    "Refuse up front agents that observe through an emission map (the deep agents) on a tabular benchmark, naming `--emission-map`."
-    deep = sorted(c.__name__ for c in classes if getattr(c, 'wants_observations', False))
-    if deep and emission_map is None and not any('emission_map' in g for g in gin):
-        raise ValueError(f"{', '.join(deep)} observe through an emission map and {where} has none: give one, e.g. --emission-map StateInfo")
+    "Refuse up front agents that observe through an emission map (the deep agents) where there is none or a tabular one, naming `--emission-map` and its choices."
+    deep = sorted(c.__name__ for c in classes if wants_observations(c))
+    if not deep or any('emission_map' in g for g in gin) or not (emission_map is None or emission_map_class(emission_map).is_tabular): return
+    maps = [n for n in EMISSION_MAPS if not emission_map_class(n).is_tabular]
+    has = 'none' if emission_map is None else f"the tabular {emission_map_class(emission_map).__name__}"
+    raise ValueError(f"{', '.join(deep)} need{'s' if len(deep) == 1 else ''} an emission map (deep agents observe through one) and {where} has {has}: "
+                     f"give --emission-map MAP, MAP one of {', '.join(maps)}")
 
-# %% ../nbs/08_cli.ipynb #eb09e2d9
-def _cell(m, sd, n, c):
-    "'mean ± std (seeds)' of one entry, with its time-cut runs ('-' where the agent did not run the MDP)."
-    if pd.isna(m): return '-'
-    return f"{m:.3f} ± {sd:.3f} ({int(n)}{f', {int(c)} cut*' if c else ''})"
-
+# %% ../nbs/08_cli.ipynb #bd05d4f4
 def _pair(hm, hsd, om, osd, n, c):
     "'headline mean ± std [other mean ± std] (seeds)' of one entry ('n/a' for an indicator the logs do not have)."
     if pd.isna(hm): return '-'
@@ -290,7 +297,7 @@ def _settings_line(folder)->str:
     rule = "agents stopped learning at Colosseum's optimality test" if st['stop_when_optimal'] else "agents learned throughout"
     return f"settings: {mode}, tolerance {st['tolerance']:g}, {rule}"
 
-# %% ../nbs/08_cli.ipynb #be0fa585
+# %% ../nbs/08_cli.ipynb #cf80861d
 @contextlib.contextmanager
 def _roots(results=None, hyperopt=None):
     "Set the results roots (when given) for a block."
@@ -301,6 +308,7 @@ def _roots(results=None, hyperopt=None):
         yield
     finally: config.set_experiments_folder(old[0]); config.set_hyperopt_folder(old[1])
 
+# %% ../nbs/08_cli.ipynb #7a3bdf91
 _SLURM_ONLY = ('jobs', 'partition', 'account', 'interface', 'prologue')
 
 def _check_cluster_args(args):
@@ -330,6 +338,7 @@ def _main_client(args, log_directory=None):
     else:
         with local_client(n) as client: yield client
 
+# %% ../nbs/08_cli.ipynb #a25edfee
 def _deep_settings(args):
     "Apply `--lockstep` and `--device` (checked: a GPU that torch does not see is refused before anything runs)."
     if args.lockstep is not None: config.set_lockstep(args.lockstep)
@@ -352,6 +361,7 @@ def _settings(args):
             with config.use_settings({**config.result_settings(), 'stop_when_optimal': rule}) if rule is not None else contextlib.nullcontext(): yield
     finally: config.set_lockstep(old[0]); config.set_device(old[1])
 
+# %% ../nbs/08_cli.ipynb #5600ac24
 def run_command(args)->int:
     "Run benchmarks for agents, then print the summary tables and the results folders."
     with _settings(args), _roots(args.results, args.hyperopt_folder):

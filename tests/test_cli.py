@@ -67,6 +67,16 @@ def test_bad_arguments(tmp_path):
     assert_clean_error(run_cli(cwd=tmp_path), 'required')
 
 
+# A deep agent observes through an emission map: without one, `run` and `hyperopt` refuse it up front, as every other bad
+# option, instead of starting and failing each run with gin's wrapped error.
+@pytest.mark.parametrize('command', [['run', '--benchmark', 'continuous_quick_test'], ['hyperopt'], ['run', '--emission-map', 'Tabular']])
+def test_deep_agent_needs_an_emission_map(tmp_path, command):
+    r = run_cli(*command, '--agents', 'DQNContinuous', 'QLearningContinuous', '--results' if command[0] == 'run' else '--hyperopt-folder', tmp_path / 'out', cwd=tmp_path)
+    assert_clean_error(r, 'DQNContinuous needs an emission map', 'give --emission-map MAP, MAP one of OneHotEncoding, StateInfo, ImageEncoding')
+    assert len(r.stderr.strip().splitlines()) == 1 and 'QLearningContinuous' not in r.stderr and 'Tabular,' not in r.stderr
+    assert r.stdout == '' and list(tmp_path.iterdir()) == []   # nothing started
+
+
 def test_csv_refuses_to_overwrite(tmp_path):
     bench = make_benchmark(tmp_path / 'rivers', {'RiverSwimContinuous.gin': RIVER})
     out = tmp_path / 'h.csv'

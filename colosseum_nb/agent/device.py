@@ -86,16 +86,16 @@ def device_betas(a, b, # float64 tensors of the Beta parameters, same shape `(..
     y, uy = device_gammas(b, u[..., GAMMA_DRAWS:])
     return x / (x + y).clamp_min(1e-300), ux | uy
 
-# %% ../../nbs/05ua_agent.device.ipynb #4e8d18ba
+# %% ../../nbs/05ua_agent.device.ipynb #d9b17eaf
 def _padded_rows(ms:list, A:np.ndarray, Amax:int)->tuple:
     "Per run, its rows `s * Amax + a` padded to `(Smax * Amax, K)`: successors, cumulative sums (`inf` past a row's last-but-one), stochastic flags and the two reward parameters."
-    S = np.array([(len(m[0]) - 1) // a for m, a in zip(ms, A)], np.int64)
-    K = max(int(np.diff(m[0]).max()) for m in ms)
+    S = np.array([(len(m.ptr) - 1) // a for m, a in zip(ms, A)], np.int64)
+    K = max(int(np.diff(m.ptr).max()) for m in ms)
     N, R = len(ms), int(S.max()) * Amax
     nxt, cum = np.zeros((N, R, K), np.int64), np.full((N, R, K), np.inf)
     sto, p0, p1 = np.zeros((N, R, K), bool), np.zeros((N, R, K)), np.ones((N, R, K))
     for i, (m, a) in enumerate(zip(ms, A)):
-        ptr, nx, pr, kind, prm = m[:5]
+        ptr, nx, pr, kind, prm = m.ptr, m.nxt, m.prob, m.rkind, m.rprm
         for row in range(S[i] * a):
             lo, hi = ptr[row], ptr[row + 1]; r = (row // a) * Amax + row % a; L = hi - lo
             nxt[i, r, :L] = nx[lo:hi]; cum[i, r, :L - 1] = np.add.accumulate(pr[lo:hi])[:L - 1]
@@ -104,29 +104,29 @@ def _padded_rows(ms:list, A:np.ndarray, Amax:int)->tuple:
 
 def _padded_starts(ms:list)->tuple:
     "The runs' starting states and their cumulative probabilities (`inf` past each run's last-but-one), padded."
-    K = max(len(m[7]) for m in ms)
+    K = max(len(m.starts) for m in ms)
     st, cum = np.zeros((len(ms), K), np.int64), np.full((len(ms), K), np.inf)
     for i, m in enumerate(ms):
-        L = len(m[7]); st[i, :L] = m[7]; cum[i, :L - 1] = np.add.accumulate(m[8])[:L - 1]
+        L = len(m.starts); st[i, :L] = m.starts; cum[i, :L - 1] = np.add.accumulate(m.sprobs)[:L - 1]
     return st, cum
 
-# %% ../../nbs/05ua_agent.device.ipynb #327fbdef
+# %% ../../nbs/05ua_agent.device.ipynb #88e5da26
 class DeviceMDPs:
     "The MDPs of a batch's runs as padded tables on a device: a step of every run is a few gathers and comparisons."
-    def __init__(self, ms:list, # per run, `_mdp_arrays(mdp)`
+    def __init__(self, ms:list, # per run, `_mdp_arrays(mdp)` (a `LoopMDP`)
                  n_actions, # per run, its MDP's number of actions
                  device='cpu'):
         if len(ms) != len(n_actions) or not len(ms): raise ValueError(f"ms and n_actions: one entry per run, {len(ms)} and {len(n_actions)} given")
         A = np.asarray(n_actions, np.int64)
         for i, (m, a) in enumerate(zip(ms, A)):
-            if a < 1 or (len(m[0]) - 1) % a: raise ValueError(f"n_actions[{i}]={a}: run {i}'s MDP has {len(m[0]) - 1} state-action rows, not a multiple of it")
+            if a < 1 or (len(m.ptr) - 1) % a: raise ValueError(f"n_actions[{i}]={a}: run {i}'s MDP has {len(m.ptr) - 1} state-action rows, not a multiple of it")
         self.N, self.Amax, self.device = len(ms), int(A.max()), device
         S, nxt, cum, sto, p0, p1 = _padded_rows(ms, A, self.Amax)
         st, scum = _padded_starts(ms)
         t = lambda x: torch.from_numpy(np.ascontiguousarray(x)).to(device)
         self.S, self.A, self.nxt, self.cum, self.stochastic = t(S), t(A), t(nxt), t(cum), t(sto)
         self.p0, self.p1, self.starts, self.start_cum = t(p0), t(p1), t(st), t(scum)
-        self.lo, self.hi = t(np.array([m[5] for m in ms], float)), t(np.array([m[6] for m in ms], float))
+        self.lo, self.hi = t(np.array([m.lo for m in ms], float)), t(np.array([m.hi for m in ms], float))
         self.any_stochastic = bool(sto.any())   # known on the host when built: a step draws the Beta's uniforms only then
         self.sto_runs = t(np.flatnonzero(sto.any((1, 2))))   # the runs with stochastic rewards
         self.draws = 1 + (2 * GAMMA_DRAWS if self.any_stochastic else 0)   # uniforms per run and step

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['lockstep_engine_class', 'LockstepLoop', 'regret_threads', 'play_batched', 'engine_state', 'set_engine_state']
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #9a458bec
+# %% ../../nbs/06f_experiment.lockstep.ipynb #a64625fb
 import importlib, os
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from fastcore.basics import patch
-from ..agent.base import _LOOP_OUT, _has_behaviour
+from ..agent.base import _LOOP_OUT, _has_behaviour, budget_spent, optimality_reached, log_row
 from ..agent.non_tabular import DEEP_AGENTS
 from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, _continuous_gap, _episodic_gap
 from ..mdp.base import _sample_start, _sample_step
@@ -121,7 +121,7 @@ def _lockstep_starts(f, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
     for i in idx: snew[i] = _run_start(f, i)
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #7d145c99
+# %% ../../nbs/06f_experiment.lockstep.ipynb #1f87e55f
 def _ragged(arrays:list)->tuple:
     "`arrays` concatenated along their first axis, and where each starts (`(n + 1,)` offsets)."
     off = np.zeros(len(arrays) + 1, np.int64); off[1:] = np.cumsum([len(x) for x in arrays])
@@ -129,10 +129,10 @@ def _ragged(arrays:list)->tuple:
 
 def _runs_arrays(ms:list)->_RunsArrays:
     "The runs' `_mdp_arrays` as one `_RunsArrays`."
-    (ptr, po), (nxt, ko), (starts, so) = _ragged([m[0] for m in ms]), _ragged([m[1] for m in ms]), _ragged([m[7] for m in ms])
-    cat = lambda k: np.ascontiguousarray(np.concatenate([m[k] for m in ms]))
-    return _RunsArrays(ptr, po, nxt, cat(2), cat(3), cat(4), ko, np.array([m[5] for m in ms], float), np.array([m[6] for m in ms], float),
-                       starts, cat(8), so)
+    (ptr, po), (nxt, ko), (starts, so) = _ragged([m.ptr for m in ms]), _ragged([m.nxt for m in ms]), _ragged([m.starts for m in ms])
+    cat = lambda k: np.ascontiguousarray(np.concatenate([getattr(m, k) for m in ms]))
+    return _RunsArrays(ptr, po, nxt, cat('prob'), cat('rkind'), cat('rprm'), ko, np.array([m.lo for m in ms], float), np.array([m.hi for m in ms], float),
+                       starts, cat('sprobs'), so)
 
 def _runs_values(wss:list, # the runs' regret workspaces (`_workspace`'s tuples)
                  H:np.ndarray # the runs' horizons (0: continuous runs)
@@ -151,9 +151,9 @@ class _Batch:
         self.engine, self.loops, self.N, self.idx = engine, loops, N, list(range(N))
         self.regret_fn, self.bregret, _ = kw['kernels']
         self.steps = _episodic_steps if kw['kernels'] is EPISODIC_REGRET else _continuous_steps if kw['kernels'] is CONTINUOUS_REGRET else None
-        self.T, self.log_every, self.episodic = kw['T'], kw['log_every'], kw['m'][9] > 0
+        self.T, self.log_every, self.episodic = kw['T'], kw['log_every'], kw['m'].H > 0
         self.A = np.array([k['pi_shape'][-1] for k in loops], np.int64)
-        self.H = np.array([k['m'][9] for k in loops], np.int64)
+        self.H = np.array([k['m'].H for k in loops], np.int64)
         self.arrays, self.values = _runs_arrays([k['m'] for k in loops]), _runs_values([k['rws'] for k in loops], self.H)
         self.S = np.array([p[-1] for p in engine.table_prefix], np.int64)
         self.max_time = np.array([k['max_time'] for k in loops], float); self.opt_tol = np.array([k['opt_tol'] for k in loops])
@@ -162,7 +162,7 @@ class _Batch:
         self.s, self.s0, self.h, self.since, self.nrow, self.failures = zi(), zi(), zi(), zi(), zi(), zi()
         self.first_failure, self.last_training, self.stopped = zi() - 1, zi() - 1, zi() - 1
         self.creg, self.cnreg, self.cer, self.cr, self.cb, self.cbn, self.crl = z(), z(), z(), z(), z(), z(), z()
-        self.training, self.pi, self.window = np.ones(N, bool), [None] * N, [[] for _ in range(N)]
+        self.training, self.pi, self.window, self.nw = np.ones(N, bool), [None] * N, np.zeros((N, 10)), zi()   # `window`: each run's ring of its last ten normalised regrets
         self.threads, self.pool = 1, None   # threads of the exact regret at the logs (`regret_threads`)
 
     def usable(self)->bool:
@@ -180,7 +180,7 @@ class _Batch:
         if self.failures[i] == 0: self.first_failure[i] = t
         self.failures[i] += 1
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #4ce4c2c3
+# %% ../../nbs/06f_experiment.lockstep.ipynb #a59ccff1
 @patch
 def _each(self:_Batch, f, idx:list)->list:
     "`[f(i) for i in idx]`, on `self.threads` threads where there are several: the exact-regret kernels release the GIL, and each run has its own workspace."
@@ -217,19 +217,19 @@ def _evaluate(self:_Batch, idx, t:int, s, s0, clock:float, final:bool=False):
         kw = self.loops[i]
         if failed: self.fail(i, t)
         n = self.since[i]; self.creg[i] += rg * n; self.cnreg[i] += nr * n; self.cer[i] += er * n
-        kw['raw'][self.nrow[i]] = (t, self.creg[i], self.cnreg[i], self.cer[i], self.cr[i], clock, self.cb[i], self.cbn[i], self.crl[i])
+        log_row(kw['raw'], self.nrow[i], t, self.creg[i], self.cnreg[i], self.cer[i], self.cr[i], clock, self.cb[i], self.cbn[i], self.crl[i])
         self.nrow[i] += 1; self.since[i] = 0
         if final: continue
-        self.window[i] = (self.window[i] + [nr])[-10:]; w = self.window[i]
-        if self.training[i] and t > 0.2 * self.T and len(w) == 10 and all(abs(x) <= self.opt_tol[i] for x in w) and abs(nr) <= 1e-8:
+        self.window[i, self.nw[i] % 10] = nr; self.nw[i] += 1
+        if self.training[i] and optimality_reached(t, self.T, self.window[i], self.nw[i], nr, self.opt_tol[i]):
             self.training[i], self.stopped[i] = False, t
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #2ee4f7b8
+# %% ../../nbs/06f_experiment.lockstep.ipynb #bb05ba33
 @patch
 def _start(self:_Batch, seed:int):
     "Each run starts as its own loop does (its seed, its first start, the agent told), then the batch's stream is seeded and the first behaviour policies read."
     for i, kw in enumerate(self.loops):
-        seed_numba(kw['seed']); self.s[i] = self.s0[i] = _sample_start(kw['m'][7], kw['m'][8])
+        seed_numba(kw['seed']); self.s[i] = self.s0[i] = _sample_start(kw['m'].starts, kw['m'].sprobs)
         self.engine.run(i).before_start_interacting(None)
     seed_numba(seed)
     self._read_behaviour(range(self.N), 0)
@@ -239,7 +239,7 @@ def _cut(self:_Batch, t:int, clock)->bool:
     "Stop the learning of the runs whose time budget (their share of the batch's time) is spent, at step `t`; whether any was."
     timed = self.training & (self.max_time < np.inf)
     if not timed.any(): return False
-    cut = timed & (clock() > self.max_time - 0.5)
+    cut = timed & budget_spent(clock(), self.max_time)
     self.last_training[cut] = t; self.training &= ~cut
     return bool(cut.any())
 

@@ -580,7 +580,7 @@ def mean_expectation(N, Nsa, supp, nsupp, c, # counts and pseudo-count
         i = supp[s, a, k]; acc += N[s, a, i] * V[i]
     return acc / den
 
-# %% ../../nbs/05b_agent.mdp_models.ipynb #fdea8920
+# %% ../../nbs/05b_agent.mdp_models.ipynb #82a78cec
 @kernel
 def _support_logs(st, N, supp, nsupp, s, a, b, k, out):
     "Overwrite the entries of the support of (s, a) in `out` with logarithms of `Gamma((N[s, a, i] + b) / k)` draws; the state."
@@ -616,6 +616,7 @@ def _normalise_row(out):
     for i in range(n - n % 4, n): t0 += out[i]
     _normalise(out, (t0 + t1) + (t2 + t3))
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #8e21c3aa
 @kernel
 def dirichlet_counts_row(st, # generator state
                          z, # the ziggurat of the shape `b / k` (`gamma_ziggurat(b / k)`; its scratch row is overwritten)
@@ -629,6 +630,7 @@ def dirichlet_counts_row(st, # generator state
     _shift_logs(out); _exp_all(out); _normalise_row(out)
     return st
 
+# %% ../../nbs/05b_agent.mdp_models.ipynb #45b4ada8
 @kernel
 def _check_ziggurat(z, shape):
     "Refuse a ziggurat built for another shape, or with the tables of another version of the package."

@@ -30,7 +30,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 # %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #c7249baa
 _TOL, _MAX_ITER = 1e-12, 100_000
 
-# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #f94d22d2
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #2e6c08e0
 _CACHE_K = 8
 
 @kernel
@@ -75,6 +75,7 @@ def _relabel(pi, order):
     for i in range(order.shape[0]): out[i] = pi[order[i]]
     return out
 
+# %% ../../nbs/06_experiment.agent_mdp_interaction.ipynb #33ef46f8
 @kernel
 def _continuous_regret(ws, pi, changed, s_cur, s0):
     "(r, nr, expected reward, the gain solver failed) of the stationary policy `pi` from state `s_cur`."

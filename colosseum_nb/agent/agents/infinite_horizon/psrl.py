@@ -228,7 +228,7 @@ PSRL_CONTINUOUS_FNS = NumbaAgentFns(_psrlc_before_start, _psrlc_select, _psrlc_s
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #e3abc334
 _GAMMA, _PLAN_TOL, _POLICY_TOL = 0.99, 1e-3, 1e-3   # discount of the plans, tolerances of the plan and of the reported policy
 
-# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #9b4cd01f
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #047e6c1b
 @gin.configurable(module='colosseum_nb.agent.agents.infinite_horizon')
 class PSRLContinuous(KernelAgent):
     "Optimistic posterior sampling for average-reward MDPs (Agrawal and Jia, 2017)."
@@ -296,20 +296,21 @@ class PSRLContinuous(KernelAgent):
     @classmethod
     def is_episodic(cls): return False
 
-    @classmethod
-    def _kwargs_from_parameters(cls, parameters):
-        p = super()._kwargs_from_parameters(parameters)
-        return dict(rewards_prior_prms=[p.pop('rewards_prior_mean'), 1, 1, 1], **p)
-
-    @classmethod
-    def _gin_lines(cls, parameters):
-        n = cls.__name__
-        return [GIN_IMPORT, f"{n}.reward_prior_model = %bayesian_models.RewardsConjugateModel.N_NIG",
-                f"{n}.rewards_prior_prms = [{parameters['rewards_prior_mean']!r}, 1, 1, 1]"] + \
-               [f"{n}.{k} = {parameters[k]!r}" for k in ('psi_weight', 'omega_weight', 'kappa_weight', 'eta_weight')]
-
     @property
     def Q(self): return self.numba_agent.state.Q
+
+# %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #8a89cddc
+@patch(cls_method=True)
+def _kwargs_from_parameters(cls:PSRLContinuous, parameters):
+    p = super(PSRLContinuous, cls)._kwargs_from_parameters(parameters)
+    return dict(rewards_prior_prms=[p.pop('rewards_prior_mean'), 1, 1, 1], **p)
+
+@patch(cls_method=True)
+def _gin_lines(cls:PSRLContinuous, parameters):
+    n = cls.__name__
+    return [GIN_IMPORT, f"{n}.reward_prior_model = %bayesian_models.RewardsConjugateModel.N_NIG",
+            f"{n}.rewards_prior_prms = [{parameters['rewards_prior_mean']!r}, 1, 1, 1]"] + \
+           [f"{n}.{k} = {parameters[k]!r}" for k in ('psi_weight', 'omega_weight', 'kappa_weight', 'eta_weight')]
 
 # %% ../../../../nbs/05h_agent.agents.infinite_horizon.psrl.ipynb #c17cd39b
 @patch(as_prop=True)

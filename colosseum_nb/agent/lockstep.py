@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_linear', 'stacked_mlp', 'stacked_forward', 'StackedAdam',
-           'LockstepEngine', 'check_device', 'pad', 'tables', 'uniforms', 'policies', 'row_observer', 'masked_greedy',
-           'sample_masked', 'LockstepRun', 'reachable_rows', 'batch_clock', 'play_lockstep']
+           'LockstepEngine', 'check_device', 'masked_greedy', 'sample_masked', 'LockstepRun', 'reachable_rows',
+           'batch_clock', 'play_lockstep']
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #b5efb425
+# %% ../../nbs/05v_agent.lockstep.ipynb #401685ec
 import time
+from collections import namedtuple
 import numpy as np
 from numba import njit
+from fastcore.basics import patch
 from .base import check_int, python_loop_steps
 from ..utils import seed_numba, check_mdp_spec, set_malloc_thresholds
 from ..config import check_device_name
@@ -197,7 +199,10 @@ class StackedAdam:
         if rows is not None:
             for k, i in enumerate(ps): self.params[i].data[rows] = P[k]; self.m[i][rows] = M[k]; self.v[i][rows] = V[k]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #65add520
+# %% ../../nbs/05v_agent.lockstep.ipynb #370b93b9
+_Cached = namedtuple('_Cached', 'version outputs key')   # a run's policy outputs: the parameters' version they were computed at, the outputs, the rows' key (None: the whole table)
+_Acted = namedtuple('_Acted', 'runs obs')   # the runs of the last `act` and their padded observations
+
 class LockstepEngine:
     "N runs of one deep agent class as one batched computation; subclasses (one per agent family) implement `_build`, `_act`, `_learn`, `_outputs`."
     family = None   # the single-run base class this engine runs (e.g. `DQN`)
@@ -230,7 +235,7 @@ class LockstepEngine:
         self._tables(protos)
         self.keys = np.array([run_key(s) for s in seeds], np.uint64); self.counters = np.zeros(self.N, np.int64)
         self.invalid = (torch.arange(self.A)[None, :] >= torch.from_numpy(self.n_actions)[:, None]).to(self.device)   # (N, A) padded actions
-        self.version, self._cache = np.zeros(self.N, np.int64), [(-1, None, None)] * self.N   # per run: (version, outputs, rows key or None: the whole table)
+        self.version, self._cache = np.zeros(self.N, np.int64), [_Cached(-1, None, None)] * self.N   # per run: its `_Cached` outputs
         self._build()
 
     def _build(self): raise NotImplementedError
@@ -255,7 +260,8 @@ def check_device(device:str # 'cpu', 'cuda' or 'cuda:<n>'
         raise ValueError(f"device={device!r}: torch sees no GPU here (torch {torch.__version__}); use device='cpu'")
     return device
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #6bc3fb63
+# %% ../../nbs/05v_agent.lockstep.ipynb #faac9ad4
+@patch
 def _tables(self:LockstepEngine, protos):
     "Stack the runs' noise-free observation tables `(N, rows, D)` and remember each run's table shape."
     flat = [p.observation_table.reshape(-1, int(np.prod(p.observation_shape))) for p in protos]
@@ -265,6 +271,7 @@ def _tables(self:LockstepEngine, protos):
     for i, f in enumerate(flat): T[i, :len(f), :f.shape[1]] = f
     self.table = torch.from_numpy(T).to(self.device)
 
+@patch
 def pad(self:LockstepEngine, idx, # the runs
         obs:list # their observations (any shapes), or rows of their tables (`int`s or a 1-d integer array, -1 the zero observation: see `row_observer`)
        )->torch.Tensor:
@@ -281,14 +288,18 @@ def pad(self:LockstepEngine, idx, # the runs
             o = np.asarray(o, np.float32).ravel(); out[r, :len(o)] = o
     return torch.from_numpy(out).to(self.device)
 
+@patch
 def tables(self:LockstepEngine, idx)->torch.Tensor:
     "The noise-free observation tables of runs `idx`, `(len(idx), rows, D)`, padded to the longest of them only."
     return self.table[torch.as_tensor(np.asarray(idx), device=self.device), :int(self.rows[np.asarray(idx)].max())]
 
+@patch
 def uniforms(self:LockstepEngine, idx, k:int)->np.ndarray:
     "`(len(idx), k)` numbers of the runs' own streams."
     return counter_uniforms(self.keys, self.counters, idx, k)
 
+# %% ../../nbs/05v_agent.lockstep.ipynb #0a53d146
+@patch
 def policies(self:LockstepEngine, idx, # the runs
              name:str='current_optimal_stochastic_policy', # or 'behaviour_policy'
              rows:list=None # per run, `None` (the whole table) or the rows of its table that matter (e.g. `reachable_rows`): the others get a uniform policy
@@ -299,21 +310,23 @@ def policies(self:LockstepEngine, idx, # the runs
     rows = [None] * len(idx) if rows is None else [None if r is None else np.asarray(r, np.int64) for r in rows]
     if len(rows) != len(idx): raise ValueError(f"rows: {len(rows)} given for {len(idx)} runs")
     keys = [None if r is None else r.tobytes() for r in rows]
-    cached = lambda i, k: self._cache[i][0] == self.version[i] and self._cache[i][2] in (None, k)   # the whole table serves any rows
+    cached = lambda i, k: self._cache[i].version == self.version[i] and self._cache[i].key in (None, k)   # the whole table serves any rows
     stale = np.array([i for i, k in zip(idx, keys) if k is None and not cached(i, None)], np.int64)
     for n in np.unique(self.rows[stale]):   # no run's table is padded to a longer one
         group = stale[self.rows[stale] == n]
         out = self._outputs(group).detach().cpu().double().numpy()   # (M, rows, A)
-        for r, i in enumerate(group): self._cache[i] = (self.version[i], self._shaped(i, out[r, :self.rows[i]]), None)
+        for r, i in enumerate(group): self._cache[i] = _Cached(self.version[i], self._shaped(i, out[r, :self.rows[i]]), None)
     part = [(i, r, k) for i, r, k in zip(idx, rows, keys) if k is not None and not cached(i, k)]
     if part: self._partial_outputs(part)
     pick = self._policy_from if name == 'current_optimal_stochastic_policy' else self._behaviour_from
-    return [pick(self._cache[i][1]) for i in idx]
+    return [pick(self._cache[i].outputs) for i in idx]
 
+@patch
 def _shaped(self:LockstepEngine, i:int, out:np.ndarray)->np.ndarray:
     "Run `i`'s outputs `(rows, A)` on its table, its actions only, shaped as its policy."
     return out[:, :self.n_actions[i]].reshape(tuple(self.table_prefix[i]) + (int(self.n_actions[i]),))
 
+@patch
 def _partial_outputs(self:LockstepEngine, part:list # `(run, rows, key)` of the runs to compute
                     ):
     "Cache each run's outputs on its `rows` (one batched call, padded to the longest), 1 on its other rows (a uniform policy, never read)."
@@ -323,8 +336,20 @@ def _partial_outputs(self:LockstepEngine, part:list # `(run, rows, key)` of the 
     out = self._outputs(np.array([i for i, _, _ in part], np.int64), x).detach().cpu().double().numpy()
     for j, (i, r, k) in enumerate(part):
         o = np.ones((int(self.rows[i]), out.shape[2])); o[r] = out[j, :len(r)]
-        self._cache[i] = (self.version[i], self._shaped(i, o), k)
+        self._cache[i] = _Cached(self.version[i], self._shaped(i, o), k)
 
+@patch
+def _policy_from(self:LockstepEngine, out:np.ndarray)->np.ndarray:
+    "The policy of a run's outputs on its table: greedy in its values (`LockstepActorCritic` normalises its probabilities instead)."
+    return greedy_policy(out)
+
+@patch
+def _behaviour_from(self:LockstepEngine, out:np.ndarray)->np.ndarray:
+    "The behaviour policy of a run's outputs on its table: its policy (`LockstepDQN` takes its agent's action probabilities instead)."
+    return self._policy_from(out)
+
+# %% ../../nbs/05v_agent.lockstep.ipynb #e1bdd3b4
+@patch
 def row_observer(self:LockstepEngine, i:int, # the run
                  mdp # its MDP
                 ):
@@ -336,10 +361,6 @@ def row_observer(self:LockstepEngine, i:int, # the run
     if len(self.table_prefix[i]) == 1: return lambda s, h: s if s >= 0 else -1
     H, S = self.table_prefix[i]
     return lambda s, h: h * S + s if s >= 0 and h < H else -1
-
-for f in (_tables, tables, pad, row_observer, uniforms, policies, _shaped, _partial_outputs): setattr(LockstepEngine, f.__name__, f)
-LockstepEngine._policy_from = lambda self, out: greedy_policy(out)
-LockstepEngine._behaviour_from = lambda self, out: self._policy_from(out)
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #66824ee5
 def masked_greedy(q, # (M, A) values
@@ -361,7 +382,7 @@ def sample_masked(p:np.ndarray, # (M, A) float64 probabilities (zero on invalid 
     last = p.shape[1] - 1 - np.argmax(p[:, ::-1] > 0, -1)
     return np.minimum(a, last)
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #09b400b2
+# %% ../../nbs/05v_agent.lockstep.ipynb #f05ac020
 class LockstepRun:
     "Run `i` of a `LockstepEngine`, as an agent of the Python protocol."
     wants_observations = True
@@ -384,8 +405,15 @@ class LockstepRun:
     def behaviour_policy(self): return self.engine.policies([self.i], 'behaviour_policy')[0]
     def __repr__(self): return f"run {self.i} (seed {self.seed}) of {self.engine!r}"
 
-LockstepEngine.run = lambda self, i: LockstepRun(self, i)
-LockstepEngine.start = lambda self, idx: None   # called before a run's first action (recurrent agents reset their state)
+@patch
+def run(self:LockstepEngine, i:int)->LockstepRun:
+    "Run `i` as an agent of the Python protocol."
+    return LockstepRun(self, i)
+
+@patch
+def start(self:LockstepEngine, idx):
+    "Called before the first action of runs `idx` (recurrent agents reset their state)."
+    return None
 
 # %% ../../nbs/05v_agent.lockstep.ipynb #22475ce4
 def reachable_rows(ptr:np.ndarray, nxt:np.ndarray, prob:np.ndarray, # the MDP's sparse transitions (`mdp.sparse`)
@@ -415,7 +443,7 @@ class _StartRows:
         if s0 not in self._rows: self._rows[s0] = reachable_rows(self.ptr, self.nxt, self.prob, self.S, self.A, self.H, int(s0))
         return self._rows[s0]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #ac8bce9c
+# %% ../../nbs/05v_agent.lockstep.ipynb #c7e76d81
 def batch_clock(engine:LockstepEngine, # the runs' agents
                 loops:list # per run, its loop's keyword arguments
                )->tuple:
@@ -449,8 +477,8 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
         else:
             act = [i for i in alive if reqs[i][0] == 'act']
             if act:
-                acted = (act, engine.pad(act, [reqs[i][1].observation for i in act]))
-                acts = engine.act(act, acted[1], np.array([reqs[i][1].first() for i in act]))
+                acted = _Acted(act, engine.pad(act, [reqs[i][1].observation for i in act]))
+                acts = engine.act(act, acted.obs, np.array([reqs[i][1].first() for i in act]))
                 for i, a in zip(act, acts.tolist()): answer(i, a)
         alive = [i for i in alive if reqs[i] is not None]
     return rows
@@ -467,8 +495,8 @@ def _answer_policies(engine, reqs, alive, answer, reach):
             for i, p in zip(idx, engine.policies(idx, name, rows)): answer(i, p)
 
 def _learn_batch(engine, idx, reqs, acted=None):
-    "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests (`acted`: the runs and padded observations of the last `act`, reused when they are these)."
-    ts = [reqs[i][1] for i in idx]; nx = [reqs[i][3] for i in idx]
-    obs = acted[1] if acted is not None and acted[0] == idx else engine.pad(idx, [t.observation for t in ts])
-    engine.learn(idx, obs, np.array([reqs[i][2] for i in idx]),
+    "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests (`acted`: the `_Acted` of the last `act`, its padded observations reused when its runs are these)."
+    _, ts, acts, nx, _ = zip(*(reqs[i] for i in idx))   # ('learn', ts, a, ts_next, h) of each run
+    obs = acted.obs if acted is not None and acted.runs == idx else engine.pad(idx, [t.observation for t in ts])
+    engine.learn(idx, obs, np.array(acts),
                  np.array([t.reward for t in nx], np.float32), engine.pad(idx, [t.observation for t in nx]), np.array([t.last() for t in nx]))

@@ -82,7 +82,7 @@ def colosseum_gin_text(text:str # gin text, possibly importing Colosseum's modul
         out.append(line)
     return '\n'.join(out)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #b3f13785
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #a5570fe6
 @contextlib.contextmanager
 def fresh_gin():
     "A block run with an empty gin configuration, cleared again on exit."
@@ -115,12 +115,12 @@ def build_mdp_and_agent(instance:ExperimentInstance, # the run to prepare
                        )->tuple:
     "The MDP and the agent of an instance, built from its gin configurations in a fresh gin state."
     mdp_cls, agent_cls = mdp_class_from_name(instance.mdp_class_name), agent_class_from_name(instance.agent_class_name)
-    mdp_src, agent_src = _gin_source(instance, 'mdp'), _gin_source(instance, 'agent')
+    (mdp_text, mdp_label), (agent_text, agent_label) = _gin_source(instance, 'mdp'), _gin_source(instance, 'agent')
     with fresh_gin():
-        _parse_gin(*mdp_src); _parse_gin(*agent_src)
+        _parse_gin(mdp_text, mdp_label); _parse_gin(agent_text, agent_label)
         try:
             with gin.config_scope(instance.mdp_scope): mdp = mdp_cls(seed=instance.seed, **emission_kwargs(instance.experiment_config))
-        except Exception as e: raise ValueError(f"{mdp_src[1]}: cannot build {instance.mdp_scope}/{instance.mdp_class_name} ({type(e).__name__}: {e})") from None
+        except Exception as e: raise ValueError(f"{mdp_label}: cannot build {instance.mdp_scope}/{instance.mdp_class_name} ({type(e).__name__}: {e})") from None
         if bool(mdp.is_episodic()) != bool(agent_cls.is_episodic()):
             raise ValueError(f"{instance.experiment_label}: {agent_cls.__name__} is {'an episodic' if agent_cls.is_episodic() else 'a continuous'} agent "
                              f"but {instance.mdp_class_name} is {'episodic' if mdp.is_episodic() else 'continuous'}")
@@ -128,7 +128,7 @@ def build_mdp_and_agent(instance:ExperimentInstance, # the run to prepare
         try:
             with gin.config_scope(instance.agent_scope):
                 agent = agent_cls(seed=instance.seed, mdp_specs=make_mdp_spec(mdp, agent_cls), optimization_horizon=instance.experiment_config.n_steps)
-        except Exception as e: raise ValueError(f"{agent_src[1] or instance.experiment_label}: cannot build {instance.agent_scope}/{agent_cls.__name__} ({type(e).__name__}: {e})") from None
+        except Exception as e: raise ValueError(f"{agent_label or instance.experiment_label}: cannot build {instance.agent_scope}/{agent_cls.__name__} ({type(e).__name__}: {e})") from None
     return mdp, agent
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #2b4df8ed
@@ -266,7 +266,7 @@ def check_results(instances, # the `ExperimentInstance`s to check
         elif problem != 'missing': moved += [(inst, problem, p) for p in move_aside(inst, folder)]
     return complete, moved
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f2caea2c
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #f32c9868
 _GIN_INT = re.compile(r'^\s*([\w.]+)/(\w+)\.(\w+)\s*=\s*(\d+)\s*$')
 _GRID_FAMILIES = ('Grid', 'Lake', 'DeepSea', 'Taxi')
 PLANNING_AGENTS = ('PSRL', 'UCRL', 'TSDE', 'UCBVI', 'OPSRL', 'RLSVI', 'KLUCRL', 'SCAL', 'MVP') # agents (by name prefix) that plan over the whole MDP
@@ -291,11 +291,11 @@ AGENT_STEP_COSTS = dict(PSRLEpisodic=(2.0, 1.7e-4, 6e-3), PSRLContinuous=(2.0, 2
 def _gin_kept():
     "A block run with an empty gin configuration; the configuration of before is put back on exit (gin has no public snapshot)."
     g = gin.config
-    saved = ({k: dict(v) for k, v in g._CONFIG.items()}, set(g._IMPORTS), dict(g._OPERATIVE_CONFIG), g.config_is_locked())
+    configs, imports, operative, locked = ({k: dict(v) for k, v in g._CONFIG.items()}, set(g._IMPORTS), dict(g._OPERATIVE_CONFIG), g.config_is_locked())
     try:
         with fresh_gin(): yield
     finally:
-        g._CONFIG.update(saved[0]); g._IMPORTS.update(saved[1]); g._OPERATIVE_CONFIG.update(saved[2]); g._set_config_is_locked(saved[3])
+        g._CONFIG.update(configs); g._IMPORTS.update(imports); g._OPERATIVE_CONFIG.update(operative); g._set_config_is_locked(locked)
 
 @functools.lru_cache(maxsize=1024)
 def _dims(mdp_class_name, mdp_scope, text):
@@ -333,7 +333,14 @@ def run_pair(instance:ExperimentInstance # the run
     return (i.result_folder, i.agent_class_name, i.agent_scope, i.agent_gin_config_file, i.agent_gin_text, i.mdp_class_name, i.mdp_scope,
             i.mdp_gin_config_file, i.mdp_gin_text, i.experiment_config.n_steps)
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #83a48e73
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #7cfddafc
+@dataclass
+class _Finished:
+    "What the finished runs of a pair took: their seconds in all, their number, the slowest's seconds."
+    seconds: float = 0.0
+    runs: int = 0
+    slowest: float = 0.0
+
 class RunQueue:
     "The runs waiting to start, handed out as tasks: a probe of every (agent, MDP) pair first, then the costliest first by what their pair's runs took."
     def __init__(self, costs:dict, # run key -> estimated cost (any unit: seconds are learnt from the finished runs)
@@ -345,7 +352,7 @@ class RunQueue:
         for k, c in costs.items():
             self.waiting[pairs[k]].append(k); self.est.setdefault(pairs[k], float(c))   # a pair's estimate: its first run's
         self.tasks = max(1, n_workers * tasks_per_worker)
-        self.seen, self.probing = {}, set()   # pair -> [seconds, runs, slowest] of its finished runs; pairs with a probe out
+        self.seen, self.probing = {}, set()   # pair -> `_Finished` of its finished runs; pairs with a probe out
         self.fresh = [(-c, i, p) for i, (p, c) in enumerate(self.est.items())]; heapq.heapify(self.fresh)   # pairs to probe, costliest first
         self.started = {}   # pair -> when its probe was handed out
 
@@ -358,18 +365,18 @@ class RunQueue:
 
     def scale(self)->float:
         "Seconds per unit of estimate: the median over the pairs seen (1 before any)."
-        r = sorted(s / n / max(self.est[p], 1e-12) for p, (s, n, _) in self.seen.items())
+        r = sorted(f.seconds / f.runs / max(self.est[p], 1e-12) for p, f in self.seen.items())
         return r[len(r) // 2] if r else 1.0
 
     def cost(self, p, scale:float=None)->float:
         "Cost of a run of pair `p` in units of estimate: its finished runs' mean seconds if any, else its estimate."
         if p not in self.seen: return self.est[p]
-        s, n, _ = self.seen[p]
-        return s / n / (self.scale() if scale is None else scale)
+        f = self.seen[p]
+        return f.seconds / f.runs / (self.scale() if scale is None else scale)
 
     def rank(self, p, scale:float, now:float=None)->float:
         "How early pair `p`'s next run should start: its slowest finished seed (seeds vary), else its estimate or, if longer, how long its probe has been going."
-        if p in self.seen: return self.seen[p][2] / scale
+        if p in self.seen: return self.seen[p].slowest / scale
         t0 = self.started.get(p)
         return max(self.est[p], (now - t0) / scale) if now is not None and t0 is not None else self.est[p]
 
@@ -377,7 +384,7 @@ class RunQueue:
            )->list:
         "The keys of the next task (None when nothing waits)."
         while self.fresh:
-            p = heapq.heappop(self.fresh)[2]
+            _, _, p = heapq.heappop(self.fresh)   # (minus its estimate, its order, the pair)
             if self.waiting[p] and p not in self.seen:
                 self.probing.add(p); self.started[p] = now
                 return [self.waiting[p].pop(0)]
@@ -399,7 +406,7 @@ class RunQueue:
             if k not in self.pair: continue
             p = self.pair[k]; self.probing.discard(p)
             if status == 'done' and dt > 0:
-                s = self.seen.setdefault(p, [0.0, 0, 0.0]); s[0] += float(dt); s[1] += 1; s[2] = max(s[2], float(dt))
+                f = self.seen.setdefault(p, _Finished()); f.seconds += float(dt); f.runs += 1; f.slowest = max(f.slowest, float(dt))
             elif p not in self.seen and self.waiting[p]: heapq.heappush(self.fresh, (-self.est[p], -1, p))   # a failed probe: probe another seed
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #fa4da6d1
@@ -474,16 +481,20 @@ def pack_classes(classes:tuple # `custom_classes(...)`
     _SENT.add(hashlib.sha256(buf.getvalue()).hexdigest())
     return buf.getvalue()
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #c3a4ba6f
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #c156482f
 def install_classes(classes:bytes # `pack_classes(...)`
                    ):
     "Register in this process the custom classes that came with a task (importing those that came by name)."
     digest = hashlib.sha256(classes).hexdigest()
     if digest in _SENT or digest in _INSTALLED: return  # the process that sent them, or an earlier task here
     for kind, where, gin_name in cloudpickle.loads(classes):
-        cls = where if isinstance(where, type) else functools.reduce(getattr, where[1].split('.'), importlib.import_module(where[0]))
+        if isinstance(where, type): cls = where
+        else:
+            module, qualname = where
+            cls = functools.reduce(getattr, qualname.split('.'), importlib.import_module(module))
         if isinstance(where, type) and gin_name is not None and not _gin_wrapper(vars(cls).get('__init__')):  # (again: loading a known class resets its methods)
-            with gin.config.interactive_mode(): gin.configurable(gin_name[1], module=gin_name[0])(cls)
+            gin_module, gin_configurable = gin_name
+            with gin.config.interactive_mode(): gin.configurable(gin_configurable, module=gin_module)(cls)
         registry, register = (MDP_CLASSES, register_mdp_class) if kind == 'mdp' else (AGENT_CLASSES, register_agent_class)
         if registry.get(cls.__name__) is not cls: register(cls)
     _INSTALLED.add(digest)
@@ -533,7 +544,9 @@ def lockstep_batches(todo:dict, # key -> instance
             out[('lockstep', j)] = LockstepBatch(members, device); out_costs[('lockstep', j)] = sum(costs[k] for k, _ in members); j += 1
     return out, out_costs
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #a8726b39
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #fa4c0270
+_Live = collections.namedtuple('_Live', 'key inst mdp agent')   # a run of a lockstep batch that is played (its agent: the first run's only)
+
 def run_lockstep_batch(batch:LockstepBatch, # the runs
                        skip:bool=True # skip the runs whose log is complete
                       )->list:
@@ -543,18 +556,18 @@ def run_lockstep_batch(batch:LockstepBatch, # the runs
         if skip and is_complete(inst): out.append((k, 'skipped', str(inst.result_path), None, 0.0)); continue
         try:
             record_settings(inst.result_folder, inst.settings)
-            with use_settings(inst.settings): live.append((k, inst, *build_mdp_and_agent(inst, with_agent=not live)))   # the first run's agent: the engine's prototype
+            with use_settings(inst.settings): live.append(_Live(k, inst, *build_mdp_and_agent(inst, with_agent=not live)))   # the first run's agent: the engine's prototype
         except Exception as e: out.append((k, 'failed', None, f"{type(e).__name__}: {e}", 0.0))
     if not live: return out
     try:
-        inst0, agent0 = live[0][1], live[0][3]
-        engine = lockstep_engine_class(type(agent0))(type(agent0), [i.seed for _, i, _, _ in live], [make_mdp_spec(m, type(agent0)) for _, _, m, _ in live],
+        inst0, agent0 = live[0].inst, live[0].agent
+        engine = lockstep_engine_class(type(agent0))(type(agent0), [r.inst.seed for r in live], [make_mdp_spec(r.mdp, type(agent0)) for r in live],
                                                     inst0.experiment_config.n_steps, device=batch.device, proto=agent0)
-        loop, cfg = LockstepLoop([m for _, _, m, _ in live], engine, seeds=[i.seed for _, i, _, _ in live]), inst0.experiment_config
+        loop, cfg = LockstepLoop([r.mdp for r in live], engine, seeds=[r.inst.seed for r in live]), inst0.experiment_config
         with use_settings(inst0.settings): res = loop.run(cfg.n_steps, cfg.log_performance_indicators_every, cfg.max_interaction_time_s)
-    except Exception as e: return out + [(k, 'failed', None, f"{type(e).__name__}: {e} (in a lockstep batch of {len(live)} runs)", 0.0) for k, *_ in live]
+    except Exception as e: return out + [(r.key, 'failed', None, f"{type(e).__name__}: {e} (in a lockstep batch of {len(live)} runs)", 0.0) for r in live]
     dt = (time.perf_counter() - t0) / len(live)
-    for (k, inst, _, _), l, (last, _) in zip(live, loop.loops, res): out.append((k, 'done', str(write_run(inst, l.logs, last)), None, dt))
+    for r, l, (last, _) in zip(live, loop.loops, res): out.append((r.key, 'done', str(write_run(r.inst, l.logs, last)), None, dt))
     return out
 
 # %% ../../nbs/06c_experiment.experiment_instances.ipynb #1689ce67
@@ -723,7 +736,7 @@ def local_client(n_workers:int=None, # worker processes (default: one per core)
         client.wait_for_workers(len(cluster.workers), timeout=120)
         yield client
 
-# %% ../../nbs/06c_experiment.experiment_instances.ipynb #aa3578be
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #cbcf900c
 def _n_workers(n_cores, client):
     if client is not None:
         if n_cores is not None: raise ValueError("give either a client or n_cores, not both (the client's cluster decides the workers)")
@@ -760,6 +773,7 @@ def _record(s, insts, bar, results):
         bar.set_postfix_str(f"{len(s.done) + len(s.skipped) + len(s.failed)}/{len(s.paths)} runs", refresh=False)
         bar.update(insts[k].experiment_config.n_steps)
 
+# %% ../../nbs/06c_experiment.experiment_instances.ipynb #9d962fd8
 def _dispatch(todo, costs, client, n, skip, modules, record, resubmits, lockstep=64, device='cpu'):
     "Run the instances `todo` (key -> instance); return key -> number of starts on dask workers."
     if not todo: return {}

@@ -201,3 +201,26 @@ def test_tuned_manager_saves_loads_and_continues_its_fitted_agents(tmp_path, par
     back = ExperimentManager.load(m.save())
     assert back.init_kwargs == best
     np.testing.assert_array_equal(back.eval_agents(2, verbose=False), m.eval_agents(2, verbose=False))
+
+
+def test_reads_managers_saved_before_one_snapshot_format(tmp_path):
+    "Managers saved at ab8b1bb (before `colosseum_nb.snapshot`; QLearning, DQN in threads, DQN in lockstep) load, evaluate as they did when saved, and fit on."
+    import shutil
+    from pathlib import Path
+    import numpy as np
+    from colosseum_nb.manager import ExperimentManager
+    pytest.importorskip('torch')
+    src = Path(__file__).parent / 'data' / 'managers_ab8b1bb'
+    shutil.copytree(src, tmp_path / 'managers')   # the fixtures stay as they are
+    found = sorted((tmp_path / 'managers').rglob('manager_obj.pickle'))
+    assert len(found) == 3
+    kinds = set()
+    for p in found:
+        m = ExperimentManager.load(p)
+        kinds.add((m.agent_name, m.parallelization))
+        got, saved = np.asarray(m.eval_agents(n_simulations=3), float), np.load(str(p) + '.eval.npy')
+        if m.agent_name.startswith('QLearning'): np.testing.assert_array_equal(got, saved)
+        else: np.testing.assert_allclose(got, saved, rtol=1e-5)
+        m.fit(50)
+        assert m.n_fit_calls >= 2
+    assert kinds == {('QLearningEpisodic', 'thread'), ('DQNContinuous', 'thread'), ('DQNContinuous', 'lockstep')}

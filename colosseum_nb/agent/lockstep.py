@@ -415,7 +415,7 @@ def start(self:LockstepEngine, idx):
     "Called before the first action of runs `idx` (recurrent agents reset their state)."
     return None
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #22475ce4
+# %% ../../nbs/05v_agent.lockstep.ipynb #67c34368
 def reachable_rows(ptr:np.ndarray, nxt:np.ndarray, prob:np.ndarray, # the MDP's sparse transitions (`mdp.sparse`)
                    S:int, A:int, H:int, # states, actions, horizon
                    s0:int # the episode's start state
@@ -437,13 +437,13 @@ def reachable_rows(ptr:np.ndarray, nxt:np.ndarray, prob:np.ndarray, # the MDP's 
 class _StartRows:
     "A run's `reachable_rows` per start state, computed once each (the loop arguments `m` of an episodic run, its table's `(H, S)`)."
     def __init__(self, m, prefix):
-        self.ptr, self.nxt, self.prob, self.H = m[0], m[1], m[2], int(m[9])
+        self.ptr, self.nxt, self.prob, self.H = m.ptr, m.nxt, m.prob, int(m.H)
         self.S = int(prefix[1]); self.A = (len(self.ptr) - 1) // self.S; self._rows = {}
     def __call__(self, s0:int)->np.ndarray:
         if s0 not in self._rows: self._rows[s0] = reachable_rows(self.ptr, self.nxt, self.prob, self.S, self.A, self.H, int(s0))
         return self._rows[s0]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #c7e76d81
+# %% ../../nbs/05v_agent.lockstep.ipynb #3e3a28d0
 def batch_clock(engine:LockstepEngine, # the runs' agents
                 loops:list # per run, its loop's keyword arguments
                )->tuple:
@@ -459,7 +459,7 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
                  )->list:
     "Play every run of `engine` in lockstep; return each run's number of log rows (its `out` and `raw` are filled as `play` fills them)."
     N, clock = batch_clock(engine, loops)
-    reach = [_StartRows(kw['m'], engine.table_prefix[i]) if kw['m'][9] > 0 else None for i, kw in enumerate(loops)]   # episodic runs: what a start reaches
+    reach = [_StartRows(kw['m'], engine.table_prefix[i]) if kw['m'].H > 0 else None for i, kw in enumerate(loops)]   # episodic runs: what a start reaches
     gens = [python_loop_steps(engine.run(i), t_start=0.0, clock=clock, **kw) for i, kw in enumerate(loops)]
     reqs = [next(g) for g in gens]
     seed_numba(int(loops[0].get('seed', 0) if seed is None else seed))
@@ -470,15 +470,15 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
     while alive:
         _answer_policies(engine, reqs, alive, answer, reach)
         alive = [i for i in alive if reqs[i] is not None]
-        learn = [i for i in alive if reqs[i][0] == 'learn']
+        learn = [i for i in alive if reqs[i].kind == 'learn']
         if learn:
             _learn_batch(engine, learn, reqs, acted)
             for i in learn: answer(i, None)
         else:
-            act = [i for i in alive if reqs[i][0] == 'act']
+            act = [i for i in alive if reqs[i].kind == 'act']
             if act:
-                acted = _Acted(act, engine.pad(act, [reqs[i][1].observation for i in act]))
-                acts = engine.act(act, acted.obs, np.array([reqs[i][1].first() for i in act]))
+                acted = _Acted(act, engine.pad(act, [reqs[i].ts.observation for i in act]))
+                acts = engine.act(act, acted.obs, np.array([reqs[i].ts.first() for i in act]))
                 for i, a in zip(act, acts.tolist()): answer(i, a)
         alive = [i for i in alive if reqs[i] is not None]
     return rows
@@ -486,17 +486,17 @@ def play_lockstep(engine:LockstepEngine, # the runs' agents
 def _answer_policies(engine, reqs, alive, answer, reach):
     "Answer the policy requests pending among `alive` (repeatedly: a run may read two in a row), one batched call per name; a read at an episode's start (`('policy', name, s0)`) computes only the rows `reach[i](s0)`."
     while True:
-        pol = [i for i in alive if reqs[i] is not None and reqs[i][0] == 'policy']
+        pol = [i for i in alive if reqs[i] is not None and reqs[i].kind == 'policy']
         if not pol: return
         groups = {}
-        for i in pol: groups.setdefault(reqs[i][1], []).append(i)   # grouped before any answer (an answered run may finish)
+        for i in pol: groups.setdefault(reqs[i].name, []).append(i)   # grouped before any answer (an answered run may finish)
         for name, idx in groups.items():
-            rows = [reach[i](reqs[i][2]) if len(reqs[i]) > 2 and reqs[i][2] is not None and reach[i] is not None else None for i in idx]
+            rows = [reach[i](reqs[i].s0) if reqs[i].s0 is not None and reach[i] is not None else None for i in idx]
             for i, p in zip(idx, engine.policies(idx, name, rows)): answer(i, p)
 
 def _learn_batch(engine, idx, reqs, acted=None):
-    "One batched learning step of the runs `idx` from their pending `('learn', ts, a, ts_next, h)` requests (`acted`: the `_Acted` of the last `act`, its padded observations reused when its runs are these)."
-    _, ts, acts, nx, _ = zip(*(reqs[i] for i in idx))   # ('learn', ts, a, ts_next, h) of each run
+    "One batched learning step of the runs `idx` from their pending learning `Request`s (`acted`: the `_Acted` of the last `act`, its padded observations reused when its runs are these)."
+    ts, acts, nx = zip(*((reqs[i].ts, reqs[i].a, reqs[i].ts_next) for i in idx))   # each run's learning `Request`
     obs = acted.obs if acted is not None and acted.runs == idx else engine.pad(idx, [t.observation for t in ts])
     engine.learn(idx, obs, np.array(acts),
                  np.array([t.reward for t in nx], np.float32), engine.pad(idx, [t.observation for t in nx]), np.array([t.last() for t in nx]))

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['lockstep_engine_class', 'LockstepLoop', 'regret_threads', 'play_batched', 'engine_state', 'set_engine_state']
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #a64625fb
+# %% ../../nbs/06f_experiment.lockstep.ipynb #6f32901a
 import importlib, os
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +16,7 @@ from ..agent.non_tabular import DEEP_AGENTS
 from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, _continuous_gap, _episodic_gap
 from ..mdp.base import _sample_start, _sample_step
 from ..utils import seed_numba
+from ..snapshot import to_plain, restore
 from ..config import kernel
 
 # %% ../../nbs/06f_experiment.lockstep.ipynb #833eaa1c
@@ -300,59 +301,19 @@ def play_batched(engine, # a `LockstepEngine`
     for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
     return b.nrow.tolist()
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #93847235
+# %% ../../nbs/06f_experiment.lockstep.ipynb #28506fe3
 _ENGINE_BUILT = ('device', 'agent_class', 'seeds', 'specs', 'N', 'hyperparameters', 'proto', 'optimization_horizon', 'n_in', 'n_actions',
                  'D', 'A', 'rows', 'table_prefix', 'table', 'keys', 'invalid', '_cache', 'online_next', 'own_policy')   # what the constructor derives from its arguments
 
-def _plain_state(x, seen:dict, path:str):
-    "`x` as plain data: tensors tagged `__tensor__`, a tensor seen before as `__same__` (its first path), the engine's objects as `__object__`."
-    import torch
-    if isinstance(x, torch.Tensor):
-        if id(x) in seen: return {'__same__': seen[id(x)]}
-        seen[id(x)] = path; return {'__tensor__': x.detach().cpu().numpy().copy()}
-    if x is None or isinstance(x, (bool, int, float, str, np.generic)): return x
-    if isinstance(x, np.ndarray): return x.copy()
-    if isinstance(x, (list, tuple)): v = [_plain_state(y, seen, f'{path}[{i}]') for i, y in enumerate(x)]; return tuple(v) if isinstance(x, tuple) else v
-    if isinstance(x, dict) and all(isinstance(k, str) for k in x): return {k: _plain_state(v, seen, f'{path}.{k}') for k, v in x.items()}
-    if type(x).__module__.startswith('colosseum_nb.agent.lockstep'): return {'__object__': {k: _plain_state(v, seen, f'{path}.{k}') for k, v in vars(x).items()}}
-    return {'__built__': repr(x)}   # built by the constructor (e.g. a slice): checked on loading
+def _engine_object(x)->bool:
+    "Whether `x` is one of the engine's own objects (saved as its attributes; any other object is built by the constructor)."
+    return type(x).__module__.startswith('colosseum_nb.agent.lockstep')
 
 def engine_state(engine # a `LockstepEngine`
                 )->dict:
-    "The engine's learning state as plain data (numbers, strings, numpy arrays, lists, tuples, dicts)."
-    seen = {}
-    return {k: _plain_state(v, seen, k) for k, v in vars(engine).items() if k not in _ENGINE_BUILT}
-
-# %% ../../nbs/06f_experiment.lockstep.ipynb #664bafc6
-def _restore_state(fresh, p, device, path:str):
-    "The value of plain state `p` for the attribute `path` whose fresh value is `fresh` (tensors and arrays written in place)."
-    import torch
-    tag = next(iter(p)) if isinstance(p, dict) and len(p) == 1 else None
-    if tag == '__same__': return fresh   # an alias of a tensor restored at its first path (the constructor builds the same aliases)
-    if tag == '__tensor__':
-        v = torch.as_tensor(p[tag])
-        if fresh is None: return v.to(device)   # made lazily during training
-        if not isinstance(fresh, torch.Tensor) or fresh.shape != v.shape or fresh.dtype != v.dtype:
-            raise ValueError(f"{path}: a saved {v.dtype} tensor of shape {tuple(v.shape)} does not fit the engine's {getattr(fresh, 'dtype', type(fresh).__name__)} {tuple(getattr(fresh, 'shape', ()))}")
-        with torch.no_grad(): fresh.copy_(v)
-        return fresh
-    if tag == '__built__':
-        if repr(fresh) != p[tag]: raise ValueError(f"{path}: the engine builds {fresh!r}, the snapshot was taken of {p[tag]}")
-        return fresh
-    if tag == '__object__':
-        if fresh is None or not type(fresh).__module__.startswith('colosseum_nb.agent.lockstep'): raise ValueError(f"{path}: the engine has no {path} object to restore")
-        for k, w in p[tag].items(): setattr(fresh, k, _restore_state(getattr(fresh, k, None), w, device, f'{path}.{k}'))
-        return fresh
-    if isinstance(p, np.ndarray):
-        if not (isinstance(fresh, np.ndarray) and fresh.shape == p.shape and fresh.dtype == p.dtype):
-            raise ValueError(f"{path}: a saved {p.dtype} array of shape {p.shape} does not fit the engine's {getattr(fresh, 'dtype', type(fresh).__name__)} {getattr(fresh, 'shape', '')}")
-        fresh[...] = p; return fresh
-    if isinstance(p, (list, tuple)):
-        f = fresh if isinstance(fresh, (list, tuple)) and len(fresh) == len(p) else [None] * len(p)
-        v = [_restore_state(a, b, device, f'{path}[{i}]') for i, (a, b) in enumerate(zip(f, p))]
-        return tuple(v) if isinstance(p, tuple) else v
-    if isinstance(p, dict): return {k: _restore_state(fresh.get(k) if isinstance(fresh, dict) else None, w, device, f'{path}.{k}') for k, w in p.items()}
-    return p
+    "The engine's learning state as plain data (numbers, strings, numpy arrays, lists, tuples, dicts), in the package's snapshot format."
+    seen = {}   # a tensor shared by two attributes is saved once, the second as `__same__`
+    return {k: to_plain(v, _engine_object, seen, k) for k, v in vars(engine).items() if k not in _ENGINE_BUILT}
 
 def set_engine_state(engine, # a `LockstepEngine` built with the arguments of the one `state` was taken of
                      state:dict # an `engine_state`
@@ -362,5 +323,5 @@ def set_engine_state(engine, # a `LockstepEngine` built with the arguments of th
     if missing: raise ValueError(f"the snapshot lacks {missing} of {type(engine).__name__} (taken of another engine?)")
     for k, v in state.items():
         if k in _ENGINE_BUILT: continue
-        setattr(engine, k, _restore_state(getattr(engine, k, None), v, engine.device, k))
+        setattr(engine, k, restore(getattr(engine, k, None), v, in_place=True, device=engine.device, path=k))
     return engine

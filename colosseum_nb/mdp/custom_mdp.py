@@ -5,38 +5,38 @@
 # %% auto #0
 __all__ = ['CustomMDP', 'CustomContinuous', 'CustomEpisodic']
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #d5c54bdf
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #f87c3e64
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, as_dist, deterministic, _bad
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, as_dist, deterministic, parameter_error
 
-# %% ../../nbs/03h_mdp.custom_mdp.ipynb #c353816a
+# %% ../../nbs/03h_mdp.custom_mdp.ipynb #8fac4e08
 def _check_T(T):
     T = np.asarray(T, dtype=np.float64)
     if T.ndim != 3 or T.shape[0] != T.shape[2] or T.shape[0] < 1 or T.shape[1] < 1:
-        raise _bad('T', f'array of shape {T.shape}', "must have shape (S, A, S)")
-    if not np.isfinite(T).all(): raise _bad('T', f'array with {int((~np.isfinite(T)).sum())} non-finite entries', "contains NaN or infinite values")
-    if (T < 0).any() or (T > 1).any(): raise _bad('T', f'array with entries in [{T.min():g}, {T.max():g}]', "probabilities must lie in [0, 1]")
+        raise parameter_error('T', f'array of shape {T.shape}', "must have shape (S, A, S)")
+    if not np.isfinite(T).all(): raise parameter_error('T', f'array with {int((~np.isfinite(T)).sum())} non-finite entries', "contains NaN or infinite values")
+    if (T < 0).any() or (T > 1).any(): raise parameter_error('T', f'array with entries in [{T.min():g}, {T.max():g}]', "probabilities must lie in [0, 1]")
     bad = np.argwhere(~np.isclose(T.sum(-1), 1, atol=1e-6))
-    if len(bad): s, a = bad[0]; raise _bad('T', f'row (s={s}, a={a}) summing to {T[s, a].sum():.6g}', "every row T[s, a] must sum to 1")
+    if len(bad): s, a = bad[0]; raise parameter_error('T', f'row (s={s}, a={a}) summing to {T[s, a].sum():.6g}', "every row T[s, a] must sum to 1")
     return T / T.sum(-1, keepdims=True)
 
 def _check_R(R, S, A):
     "Rewards as an (S, A) array of deterministic means or an (S, A) nested list of distributions."
     arr = np.asarray(R, dtype=object)
-    if arr.shape[:2] != (S, A): raise _bad('R', f'array of shape {arr.shape}', f"must have shape (S, A) = ({S}, {A})")
+    if arr.shape[:2] != (S, A): raise parameter_error('R', f'array of shape {arr.shape}', f"must have shape (S, A) = ({S}, {A})")
     if arr.ndim == 2 and all(isinstance(x, (int, float, np.number)) for x in arr.flat):
         num = arr.astype(np.float64)
-        if not np.isfinite(num).all(): raise _bad('R', 'array with NaN', "contains NaN or infinite values")
-        if (num < 0).any() or (num > 1).any(): raise _bad('R', f'array with values in [{num.min():g}, {num.max():g}]', "rewards must lie in [0, 1]")
+        if not np.isfinite(num).all(): raise parameter_error('R', 'array with NaN', "contains NaN or infinite values")
+        if (num < 0).any() or (num > 1).any(): raise parameter_error('R', f'array with values in [{num.min():g}, {num.max():g}]', "rewards must lie in [0, 1]")
         return [[deterministic(num[s, a]) for a in range(A)] for s in range(S)]
     return [[as_dist(tuple(R[s][a]) if isinstance(R[s][a], list) else R[s][a], f'R[{s}][{a}]') for a in range(A)] for s in range(S)]
 
 def _check_mu(mu, S):
     mu = np.asarray(mu, dtype=np.float64)
-    if mu.shape != (S,): raise _bad('starting_distribution', f'array of shape {mu.shape}', f"must have shape (S,) = ({S},)")
+    if mu.shape != (S,): raise parameter_error('starting_distribution', f'array of shape {mu.shape}', f"must have shape (S,) = ({S},)")
     if not np.isfinite(mu).all() or (mu < 0).any() or not np.isclose(mu.sum(), 1, atol=1e-6):
-        raise _bad('starting_distribution', mu.tolist() if S <= 10 else 'array', "must be finite, non-negative and sum to 1")
+        raise parameter_error('starting_distribution', mu.tolist() if S <= 10 else 'array', "must be finite, non-negative and sum to 1")
     return mu / mu.sum()
 
 # %% ../../nbs/03h_mdp.custom_mdp.ipynb #ef5541a4

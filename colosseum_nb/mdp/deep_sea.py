@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['DeepSeaAction', 'DeepSeaMDP', 'DeepSeaContinuous', 'DeepSeaEpisodic']
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #4d55ce92
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #40d54315
 from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, parameter_error
+from ..validators import check_int, check_positive
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #7ab13df3
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #6c75920d
 class DeepSeaAction(IntEnum):
     "The family actions of DeepSea."
     LEFT = 0; RIGHT = 1
@@ -31,20 +32,18 @@ class DeepSeaMDP(BaseMDP):
                  sub_optimal_distribution=None, # reward of every LEFT
                  other_distribution=None, # every other reward
                  **kwargs):
-        self.size = _check_int('size', size, 2)
+        self.size = check_int('size', size, 2)
         self.optimal_return, self.suboptimal_return = float(optimal_return), float(suboptimal_return)
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #e2154b90
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #34686676
 @patch
 def _check_parameters(self:DeepSeaMDP):
-    for n in ('optimal_return', 'suboptimal_return'):
-        v = getattr(self, n)
-        if not (np.isfinite(v) and v > 0): raise _bad(n, v, "must be a positive number")
+    for n in ('optimal_return', 'suboptimal_return'): check_positive(n, getattr(self, n))
     if not self.suboptimal_return < self.optimal_return - 0.1:
-        raise _bad('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.1 = {self.optimal_return - 0.1:g}")
-    if self.p_lazy is not None: raise _bad('p_lazy', self.p_lazy, "DeepSea has no lazy moves: p_lazy must be None")
+        raise parameter_error('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.1 = {self.optimal_return - 0.1:g}")
+    if self.p_lazy is not None: raise parameter_error('p_lazy', self.p_lazy, "DeepSea has no lazy moves: p_lazy must be None")
 
 @patch
 def _default_distributions(self:DeepSeaMDP):
@@ -93,7 +92,7 @@ def _sample_one(r, is_episodic):
     return d
 DeepSeaMDP._sample_one = staticmethod(_sample_one)
 
-# %% ../../nbs/03b_mdp.deep_sea.ipynb #386880b9
+# %% ../../nbs/03b_mdp.deep_sea.ipynb #becfdf29
 @gin.configurable(module='colosseum_nb.mdp.deep_sea')
 class DeepSeaContinuous(ContinuousMDP, DeepSeaMDP):
     "Continuous (infinite-horizon) DeepSea."
@@ -108,6 +107,6 @@ class DeepSeaEpisodic(EpisodicMDP, DeepSeaMDP):
                  **kwargs):
         if args: raise TypeError("DeepSeaEpisodic: pass `size` (and every other parameter but the seed) by keyword, e.g. DeepSeaEpisodic(seed=0, size=10)")
         if size is None: raise ValueError("size=None: DeepSeaEpisodic needs `size` as a keyword argument")
-        size = _check_int('size', size, 2)
-        if H is not None and H != size: raise _bad('H', H, f"DeepSeaEpisodic's horizon is always size={size}")
+        size = check_int('size', size, 2)
+        if H is not None and H != size: raise parameter_error('H', H, f"DeepSeaEpisodic's horizon is always size={size}")
         super().__init__(seed, size=size, H=size, **kwargs)

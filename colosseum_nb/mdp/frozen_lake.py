@@ -5,15 +5,16 @@
 # %% auto #0
 __all__ = ['generate_lake', 'FrozenLakeAction', 'FrozenLakeMDP', 'FrozenLakeContinuous', 'FrozenLakeEpisodic']
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #5d70d1b1
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #f4bb1968
 from fastcore.basics import patch
 from collections import deque
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, parameter_error
+from ..validators import check_int, check_positive
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #d7297247
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #8169dd39
 def _reaches_goal(lake):
     "Whether the bottom-right cell can be reached from the top-left one through cells that are not holes."
     n = len(lake); seen = {(0, 0)}; dq = deque([(0, 0)])
@@ -36,9 +37,9 @@ def generate_lake(size:int, # number of rows and columns
         lake[0, 0], lake[-1, -1] = 'S', 'G'
         rows = [''.join(r) for r in lake]
         if _reaches_goal(rows): return rows
-    raise _bad('p_frozen', p_frozen, f"no lake with a path to the goal in {max_tries} boards of size {size}; raise p_frozen")
+    raise parameter_error('p_frozen', p_frozen, f"no lake with a path to the goal in {max_tries} boards of size {size}; raise p_frozen")
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #257b73a8
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #73047261
 class FrozenLakeAction(IntEnum):
     "The family actions of FrozenLake (Colosseum's naming: RIGHT decreases the column, LEFT increases it)."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3
@@ -58,24 +59,22 @@ class FrozenLakeMDP(BaseMDP):
                  goal_r=None, # reward of a move into the goal
                  default_r=None, # every other reward
                  **kwargs):
-        self.size = _check_int('size', size, 3)
+        self.size = check_int('size', size, 3)
         self.p_frozen, self.is_slippery = p_frozen, bool(is_slippery)
         self.optimal_return, self.suboptimal_return = float(optimal_return), float(suboptimal_return)
         self._arg_goal_r, self._arg_default_r = goal_r, default_r
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03c_mdp.frozen_lake.ipynb #e09bb532
+# %% ../../nbs/03c_mdp.frozen_lake.ipynb #ec304d52
 @patch
 def _check_parameters(self:FrozenLakeMDP):
     p = self.p_frozen
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0.1 <= p <= 1:
-        raise _bad('p_frozen', p, "must be a probability in [0.1, 1]")
+        raise parameter_error('p_frozen', p, "must be a probability in [0.1, 1]")
     self.p_frozen = float(p)
-    for n in ('optimal_return', 'suboptimal_return'):
-        v = getattr(self, n)
-        if not (np.isfinite(v) and v > 0): raise _bad(n, v, "must be a positive number")
+    for n in ('optimal_return', 'suboptimal_return'): check_positive(n, getattr(self, n))
     if not self.suboptimal_return + 0.2 < self.optimal_return:
-        raise _bad('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.2 = {self.optimal_return - 0.2:g}")
+        raise parameter_error('suboptimal_return', self.suboptimal_return, f"must be below optimal_return - 0.2 = {self.optimal_return - 0.2:g}")
     self.lake = generate_lake(self.size, self.p_frozen, self.seed)
 
 @patch

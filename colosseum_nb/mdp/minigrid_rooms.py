@@ -6,13 +6,14 @@
 __all__ = ['MiniGridRoomsMDP', 'MiniGridRoomsContinuous', 'MiniGridRoomsEpisodic', 'MiniGridDirection', 'MiniGridAction',
            'MiniGridNode']
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #f494f60a
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #a81b3e28
 from fastcore.basics import patch
 import math
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int
-from .minigrid_empty import MiniGridDirection, MiniGridAction, MiniGridNode, _turn_move_table, _draw_grid
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, parameter_error
+from ..validators import check_int
+from .minigrid_empty import MiniGridDirection, MiniGridAction, MiniGridNode, turn_move_table, draw_grid
 _all_ = ['MiniGridDirection', 'MiniGridAction', 'MiniGridNode']
 
 # %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #4fda695d
@@ -32,7 +33,7 @@ def _rooms_cells(room_size:int, # side of a room
     centres = [(room_size + 1) * m + room_size // 2 for m in range(k)]
     return cells | {(w, c) for w in walls for c in centres} | {(c, w) for w in walls for c in centres}
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #9cbfa0bd
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #45399843
 class MiniGridRoomsMDP(BaseMDP):
     "The MiniGridRooms family (rules shared by the episodic and the continuous classes)."
     n_actions, action_names = 3, tuple(a.name for a in MiniGridAction)
@@ -46,9 +47,9 @@ class MiniGridRoomsMDP(BaseMDP):
                  optimal_distribution=None, # reward of every transition into the goal cell
                  other_distribution=None, # every other reward
                  **kwargs):
-        self.room_size = _check_int('room_size', room_size, 2)
-        self.n_rooms = _check_int('n_rooms', n_rooms, 4)
-        self.n_starting_states = _check_int('n_starting_states', n_starting_states, 1)
+        self.room_size = check_int('room_size', room_size, 2)
+        self.n_rooms = check_int('n_rooms', n_rooms, 4)
+        self.n_starting_states = check_int('n_starting_states', n_starting_states, 1)
         self._arg_optimal_distribution, self._arg_other_distribution = optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
@@ -60,12 +61,12 @@ class MiniGridRoomsMDP(BaseMDP):
     @property
     def rooms_per_side(self)->int: return math.isqrt(self.n_rooms)
 
-# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #41d7bc06
+# %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #b3d30579
 @patch
 def _check_parameters(self:MiniGridRoomsMDP):
-    if self.rooms_per_side ** 2 != self.n_rooms: raise _bad('n_rooms', self.n_rooms, "must be a perfect square (4, 9, 16, ...)")
+    if self.rooms_per_side ** 2 != self.n_rooms: raise parameter_error('n_rooms', self.n_rooms, "must be a perfect square (4, 9, 16, ...)")
     if self.n_starting_states > 4 * self.room_size ** 2:
-        raise _bad('n_starting_states', self.n_starting_states, f"must be at most 4 room_size^2 = {4 * self.room_size ** 2} (the nodes of a room)")
+        raise parameter_error('n_starting_states', self.n_starting_states, f"must be at most 4 room_size^2 = {4 * self.room_size ** 2} (the nodes of a room)")
 
 @patch
 def _default_distributions(self:MiniGridRoomsMDP):
@@ -77,7 +78,7 @@ def _default_distributions(self:MiniGridRoomsMDP):
 def _starting(self:MiniGridRoomsMDP):
     k, rs, fr = self.rooms_per_side, self.room_size, self._fast_rng
     self._cells = _rooms_cells(rs, k)
-    self._table = _turn_move_table(self._cells)
+    self._table = turn_move_table(self._cells)
     corners = [(0, 0), (0, k - 1), (k - 1, 0), (k - 1, k - 1)]
     self.start_room = corners.pop(fr.randint(0, 3))
     self.goal_room = corners[fr.randint(0, 2)]
@@ -101,7 +102,7 @@ def _reward(self:MiniGridRoomsMDP, s, a, sp):
     return self._dists['optimal_distribution'] if (sp[0], sp[1]) == self.goal else self._dists['other_distribution']
 
 @patch
-def _render(self:MiniGridRoomsMDP, node): return _draw_grid(self.grid_size, self.grid_size, node, self.goal, self._cells)
+def _render(self:MiniGridRoomsMDP, node): return draw_grid(self.grid_size, self.grid_size, node, self.goal, self._cells)
 
 # %% ../../nbs/03f_mdp.minigrid_rooms.ipynb #27944c8a
 @gin.configurable(module='colosseum_nb.mdp.minigrid_rooms')

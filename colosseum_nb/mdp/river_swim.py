@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['RiverSwimAction', 'RiverSwimMDP', 'RiverSwimContinuous', 'RiverSwimEpisodic']
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #dc4e4c15
+# %% ../../nbs/03a_mdp.river_swim.ipynb #d70f643d
 from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _check_int, _check_mean_rewards
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, check_mean_rewards
+from ..validators import check_int
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #c0620c75
+# %% ../../nbs/03a_mdp.river_swim.ipynb #6576d2f2
 class RiverSwimAction(IntEnum):
     "The family actions of RiverSwim."
     LEFT = 0; RIGHT = 1
@@ -31,14 +32,14 @@ class RiverSwimMDP(BaseMDP):
                  optimal_distribution=None, # reward of RIGHT in the last state
                  other_distribution=None, # every other reward
                  **kwargs):
-        self.size = _check_int('size', size, 2)
+        self.size = check_int('size', size, 2)
         self.optimal_mean_reward, self.sub_optimal_mean_reward = float(optimal_mean_reward), float(sub_optimal_mean_reward)
         self._arg_sub_optimal_distribution, self._arg_optimal_distribution, self._arg_other_distribution = sub_optimal_distribution, optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03a_mdp.river_swim.ipynb #89d27c3a
+# %% ../../nbs/03a_mdp.river_swim.ipynb #3de24e28
 @patch
-def _check_parameters(self:RiverSwimMDP): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
+def _check_parameters(self:RiverSwimMDP): check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
 @patch
 def _default_distributions(self:RiverSwimMDP):

@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['SimpleGridAction', 'SimpleGridReward', 'SimpleGridMDP', 'SimpleGridContinuous', 'SimpleGridEpisodic']
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #1a800735
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #ffab7b65
 from fastcore.basics import patch
 from enum import IntEnum
 import numpy as np
 import gin
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int, _check_mean_rewards
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, parameter_error, check_mean_rewards
+from ..validators import check_int
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #2d22bffa
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #354357ac
 class SimpleGridAction(IntEnum):
     "The family actions of SimpleGrid."
     UP = 0; RIGHT = 1; DOWN = 2; LEFT = 3; NO_OP = 4
@@ -25,7 +26,7 @@ def _reward_type(v):
     "Parse a reward type given as a `SimpleGridReward`, an integer 0..3 or a name."
     if isinstance(v, str) and v.upper() in SimpleGridReward.__members__: return SimpleGridReward[v.upper()]
     if not isinstance(v, (bool, str)) and isinstance(v, (int, np.integer)) and 0 <= v <= 3: return SimpleGridReward(int(v))
-    raise _bad('reward_type', v, "must be one of AND=0, NAND=1, OR=2, XOR=3")
+    raise parameter_error('reward_type', v, "must be one of AND=0, NAND=1, OR=2, XOR=3")
 
 class SimpleGridMDP(BaseMDP):
     "The SimpleGrid family (rules shared by the episodic and the continuous classes)."
@@ -43,16 +44,16 @@ class SimpleGridMDP(BaseMDP):
                  sub_optimal_distribution=None, # reward of staying in a bad corner
                  other_distribution=None, # every other reward
                  **kwargs):
-        self.size = _check_int('size', size, 2)
+        self.size = check_int('size', size, 2)
         self.reward_type = _reward_type(reward_type)
-        self.n_starting_states = _check_int('n_starting_states', n_starting_states, 1, (self.size - 1) ** 2)
+        self.n_starting_states = check_int('n_starting_states', n_starting_states, 1, (self.size - 1) ** 2)
         self.optimal_mean_reward, self.sub_optimal_mean_reward = float(optimal_mean_reward), float(sub_optimal_mean_reward)
         self._arg_optimal_distribution, self._arg_sub_optimal_distribution, self._arg_other_distribution = optimal_distribution, sub_optimal_distribution, other_distribution
         super().__init__(seed, **kwargs)
 
-# %% ../../nbs/03d_mdp.simple_grid.ipynb #e7335c57
+# %% ../../nbs/03d_mdp.simple_grid.ipynb #bcbfeb5a
 @patch
-def _check_parameters(self:SimpleGridMDP): _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
+def _check_parameters(self:SimpleGridMDP): check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
 
 @patch
 def _default_distributions(self:SimpleGridMDP):

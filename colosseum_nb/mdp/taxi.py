@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TaxiAction', 'TaxiNode', 'taxi_walls', 'TaxiMDP', 'TaxiContinuous', 'TaxiEpisodic']
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #caf5849a
+# %% ../../nbs/03g_mdp.taxi.ipynb #2c2fc629
 import math
 from collections import namedtuple
 from enum import IntEnum
@@ -13,7 +13,8 @@ from itertools import combinations, product
 import numpy as np
 import gin
 from fastcore.basics import patch
-from .base import BaseMDP, EpisodicMDP, ContinuousMDP, _bad, _check_int, _check_mean_rewards
+from .base import BaseMDP, EpisodicMDP, ContinuousMDP, parameter_error, check_mean_rewards
+from ..validators import check_int
 
 # %% ../../nbs/03g_mdp.taxi.ipynb #3cbb7713
 class TaxiAction(IntEnum):
@@ -82,7 +83,7 @@ def _draw_locations(rng, # a `numpy.random.RandomState`
     rng.shuffle(locs)
     return locs[:n_locations]
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #810f4de2
+# %% ../../nbs/03g_mdp.taxi.ipynb #b6c3b1fc
 class TaxiMDP(BaseMDP):
     "The Taxi family (rules shared by the episodic and the continuous classes)."
     n_actions, action_names = 6, tuple(a.name for a in TaxiAction)
@@ -101,24 +102,24 @@ class TaxiMDP(BaseMDP):
                  successfully_delivery_r=None, # reward of a delivery
                  failure_delivery_r=None, # reward of a failed pick-up or drop-off
                  **kwargs):
-        self.size = _check_int('size', size, 4)
-        self.length, self.width, self.space = (_check_int(k, v, 1) for k, v in (('length', length), ('width', width), ('space', space)))
-        self.n_locations = _check_int('n_locations', n_locations, 2)
+        self.size = check_int('size', size, 4)
+        self.length, self.width, self.space = (check_int(k, v, 1) for k, v in (('length', length), ('width', width), ('space', space)))
+        self.n_locations = check_int('n_locations', n_locations, 2)
         self.optimal_mean_reward, self.sub_optimal_mean_reward = float(optimal_mean_reward), float(sub_optimal_mean_reward)
         self._arg_default_r, self._arg_successfully_delivery_r, self._arg_failure_delivery_r = default_r, successfully_delivery_r, failure_delivery_r
         super().__init__(seed, **{**kwargs, 'randomize_actions': False})
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #dd0b2e29
+# %% ../../nbs/03g_mdp.taxi.ipynb #5881d33b
 @patch
 def _check_parameters(self:TaxiMDP):
     lo = 3 if not self.is_episodic() else 2
-    if self.n_locations < lo: raise _bad('n_locations', self.n_locations, f"must be at least {lo} for {type(self).__name__}")
+    if self.n_locations < lo: raise parameter_error('n_locations', self.n_locations, f"must be at least {lo} for {type(self).__name__}")
     for k in ('length', 'width'):
-        if not self.size > getattr(self, k): raise _bad(k, getattr(self, k), f"must be smaller than size={self.size}")
-    if not self.size > self.space / 2: raise _bad('space', self.space, f"must be smaller than 2 size = {2 * self.size}")
+        if not self.size > getattr(self, k): raise parameter_error(k, getattr(self, k), f"must be smaller than size={self.size}")
+    if not self.size > self.space / 2: raise parameter_error('space', self.space, f"must be smaller than 2 size = {2 * self.size}")
     if not self.size > 2 * math.sqrt(self.n_locations):
-        raise _bad('n_locations', self.n_locations, f"size={self.size} must exceed 2 sqrt(n_locations) = {2 * math.sqrt(self.n_locations):.3g}")
-    _check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
+        raise parameter_error('n_locations', self.n_locations, f"size={self.size} must exceed 2 sqrt(n_locations) = {2 * math.sqrt(self.n_locations):.3g}")
+    check_mean_rewards(self.optimal_mean_reward, self.sub_optimal_mean_reward)
     self._build_map()
 
 @patch
@@ -131,11 +132,11 @@ def _build_map(self:TaxiMDP):
     self._min_dist = max(self.size / math.isqrt(len(self._quads)) / 2, 2)
     desc = f"size={self.size}, length={self.length}, width={self.width}, space={self.space}"
     if any(len(q) == 0 for q in self._quads):
-        raise _bad('n_locations', self.n_locations, f"a quadrant of the map ({desc}) has no free cell")
+        raise parameter_error('n_locations', self.n_locations, f"a quadrant of the map ({desc}) has no free cell")
     if not _spread_exists(self._quads, self._min_dist):
-        raise _bad('n_locations', self.n_locations, f"the map ({desc}) has no free cells, one per quadrant, more than {self._min_dist:g} apart")
+        raise parameter_error('n_locations', self.n_locations, f"the map ({desc}) has no free cells, one per quadrant, more than {self._min_dist:g} apart")
 
-# %% ../../nbs/03g_mdp.taxi.ipynb #143ef0b5
+# %% ../../nbs/03g_mdp.taxi.ipynb #6bf5478d
 @patch
 def _default_distributions(self:TaxiMDP):
     if not self.make_reward_stochastic: return dict(default_r=0.1, successfully_delivery_r=1.0, failure_delivery_r=0.0)
@@ -146,8 +147,8 @@ def _default_distributions(self:TaxiMDP):
 @patch
 def _check_distributions(self:TaxiMDP, dists):
     f, m, s = dists['failure_delivery_r'].mean, dists['default_r'].mean, dists['successfully_delivery_r'].mean
-    if not f < m: raise _bad('failure_delivery_r', dists['failure_delivery_r'], f"its mean {f:g} must be below the mean of default_r ({m:g})")
-    if not m < s: raise _bad('successfully_delivery_r', dists['successfully_delivery_r'], f"its mean {s:g} must exceed the mean of default_r ({m:g})")
+    if not f < m: raise parameter_error('failure_delivery_r', dists['failure_delivery_r'], f"its mean {f:g} must be below the mean of default_r ({m:g})")
+    if not m < s: raise parameter_error('successfully_delivery_r', dists['successfully_delivery_r'], f"its mean {s:g} must exceed the mean of default_r ({m:g})")
 
 # %% ../../nbs/03g_mdp.taxi.ipynb #65729601
 @patch

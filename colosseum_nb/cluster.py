@@ -7,7 +7,7 @@ __all__ = ['ARRAY_SCRIPT', 'slurm_problem', 'slurm_available', 'walltime_seconds
            'slurm_cluster', 'instance_files', 'task_share', 'run_instance_folder', 'array_script', 'write_array_script',
            'submit_array']
 
-# %% ../nbs/09_cluster.ipynb #4f8992ef
+# %% ../nbs/09_cluster.ipynb #92f6851b
 import os, re, sys, shlex, shutil, subprocess
 from pathlib import Path
 import distributed
@@ -15,7 +15,7 @@ import colosseum_nb
 from dask_jobqueue import SLURMCluster
 from .experiment.experiment_instances import WORKER_ENV, local_client, machine_cores, run_experiment_instances, RunSummary
 from .utils import atomic_write
-from .agent.base import check_int
+from .validators import check_int
 
 # %% ../nbs/09_cluster.ipynb #61f6c053
 def slurm_problem(timeout:float=10 # seconds to wait for the controller
@@ -64,15 +64,14 @@ def package_prologue(threads:int=1 # numba/BLAS threads per worker process
     env = {**WORKER_ENV, 'NUMBA_NUM_THREADS': threads, 'OMP_NUM_THREADS': threads, 'OPENBLAS_NUM_THREADS': threads, 'MKL_NUM_THREADS': threads}
     return [f'export PYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}"'] + [f'export {k}={v}' for k, v in env.items()]
 
-# %% ../nbs/09_cluster.ipynb #8367bf0e
+# %% ../nbs/09_cluster.ipynb #7e7151cb
 def _check_jobs(jobs, minimum_jobs, maximum_jobs):
     "(minimum, maximum) number of worker jobs."
+    jobs, minimum_jobs, maximum_jobs = (check_int(n, v, 0, none_ok=True) for n, v in (('jobs', jobs), ('minimum_jobs', minimum_jobs), ('maximum_jobs', maximum_jobs)))
     if jobs is not None:
         if minimum_jobs is not None or maximum_jobs is not None: raise ValueError("give either jobs or minimum_jobs/maximum_jobs, not both")
         minimum_jobs = maximum_jobs = jobs
     lo, hi = minimum_jobs or 0, maximum_jobs if maximum_jobs is not None else (minimum_jobs or 1)
-    for n, v in (('jobs', lo), ('jobs', hi)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0: raise ValueError(f"{n}={v!r}: must be an integer >= 0")
     if hi < max(lo, 1): raise ValueError(f"maximum_jobs={hi} must be >= 1 and >= minimum_jobs={lo}")
     return lo, hi
 

@@ -12,10 +12,11 @@ __all__ = ['KERNEL_FLAGS', 'COLOSSEUM_INDICATOR', 'BEHAVIOUR_INDICATOR', 'RESULT
            'get_available_cores', 'enable_verbose_logging', 'disable_verbose_logging', 'is_verbose', 'set_lockstep',
            'get_lockstep', 'check_device_name', 'set_device', 'get_device', 'in_test']
 
-# %% ../nbs/00_config.ipynb #bfaeee27
+# %% ../nbs/00_config.ipynb #1827891b
 import os, re, contextlib, functools, hashlib, importlib.util, warnings
 from pathlib import Path
 import numba
+from .validators import check_int
 
 # %% ../nbs/00_config.ipynb #c1e2cea9
 KERNEL_FLAGS = dict(cache=True, fastmath=False, nogil=True)
@@ -200,7 +201,7 @@ def reset_folders():
     "Back to Colosseum's default roots."
     _SETTINGS.update(experiments_folder=DEFAULT_EXPERIMENTS_FOLDER, hyperopt_folder=DEFAULT_HYPEROPT_FOLDER)
 
-# %% ../nbs/00_config.ipynb #3dfc8b32
+# %% ../nbs/00_config.ipynb #46dda4fe
 def _usable_cores()->int:
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1
@@ -210,8 +211,7 @@ _SETTINGS.update(n_cores=None, verbose=True)
 def set_available_cores(n:int # local processes to use (None: every usable core)
                        ):
     "Set the number of local processes that run experiments."
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1): raise ValueError(f"n={n!r}: must be an integer >= 1 or None")
-    _SETTINGS['n_cores'] = n
+    _SETTINGS['n_cores'] = check_int('n', n, 1, none_ok=True)
 
 def get_available_cores()->int:
     "The number of local processes that run experiments."
@@ -221,14 +221,13 @@ def enable_verbose_logging(): "Print progress and details."; _SETTINGS['verbose'
 def disable_verbose_logging(): "Print only results and errors."; _SETTINGS['verbose'] = False
 def is_verbose()->bool: "Whether progress and details are printed."; return _SETTINGS['verbose']
 
-# %% ../nbs/00_config.ipynb #3e61050b
+# %% ../nbs/00_config.ipynb #c426c19d
 _SETTINGS.update(lockstep=64, device='cpu')
 
 def set_lockstep(n:int # the most runs of a deep agent played together (1: one at a time)
                 ):
     "Set how many runs of a deep agent configuration may play in one lockstep batch."
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n={n!r}: must be an integer >= 1")
-    _SETTINGS['lockstep'] = n
+    _SETTINGS['lockstep'] = check_int('n', n, 1)
 
 def get_lockstep()->int:
     "The most runs per lockstep batch."

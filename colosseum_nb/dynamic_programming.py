@@ -8,9 +8,10 @@ __all__ = ['DP_MAX_ITERATION', 'check_sparse_mdp', 'dense_to_sparse', 'sparse_to
            'discounted_value_iteration', 'discounted_policy_evaluation', 'policy_gain', 'policy_gains',
            'extended_value_iteration', 'reference_dvi', 'reference_dpe']
 
-# %% ../nbs/02_dynamic_programming.ipynb #02b9ca84
+# %% ../nbs/02_dynamic_programming.ipynb #e0344aa9
 import numpy as np
 from .config import kernel, tolerance, is_reference_compatible
+from .validators import check_int, check_positive
 
 # %% ../nbs/02_dynamic_programming.ipynb #a136f3b9
 def _err(name, why): return ValueError(f"{name}: {why}")
@@ -119,7 +120,7 @@ def _layer(ptr, nxt, prob, R, gamma, pi, mode, Vin, Vout, Q):
 
 _NOPI = np.zeros((1, 1))
 
-# %% ../nbs/02_dynamic_programming.ipynb #c64f7a62
+# %% ../nbs/02_dynamic_programming.ipynb #8404d633
 @kernel
 def _backward(ptr, nxt, prob, R, H, mode, pi):
     "Finite-horizon Bellman recursion; `pi` is (H, S, A) in mode 2, a dummy (1, 1, 1) otherwise."
@@ -128,10 +129,6 @@ def _backward(ptr, nxt, prob, R, H, mode, pi):
     for h in range(H - 1, -1, -1):
         _layer(ptr, nxt, prob, R, 1.0, pi[h if mode == 2 else 0], mode, V[h + 1], V[h], Q[h])
     return Q, V
-
-def _check_H(H):
-    if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1: raise _err('H', f"the horizon must be an integer >= 1, got {H!r}")
-    return int(H)
 
 def backward_induction(ptr,  # int (S*A+1,) row pointers
                        nxt,  # int (nnz,) next states
@@ -142,9 +139,9 @@ def backward_induction(ptr,  # int (S*A+1,) row pointers
                       ):
     "Optimal finite-horizon values: `Q` (H+1, S, A) and `V` (H+1, S), layer `H` zero."
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
-    return _backward(ptr, nxt, prob, R, _check_H(H), 1 if minimize else 0, _NOPI[None])
+    return _backward(ptr, nxt, prob, R, check_int('H', H, 1), 1 if minimize else 0, _NOPI[None])
 
-# %% ../nbs/02_dynamic_programming.ipynb #652f2ab9
+# %% ../nbs/02_dynamic_programming.ipynb #dbc9cc38
 def _check_policy(pi, shape, name='pi', atol=1e-6, dtype=np.float64):
     "Validate a stochastic policy of the given shape (rows on the last axis)."
     pi = np.ascontiguousarray(pi, dtype=dtype)
@@ -163,7 +160,7 @@ def episodic_policy_evaluation(ptr,  # int (S*A+1,) row pointers
                               ):
     "Finite-horizon values of the policy `pi`: `Q` (H+1, S, A) and `V` (H+1, S), layer `H` zero."
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
-    H = _check_H(H)
+    H = check_int('H', H, 1)
     return _backward(ptr, nxt, prob, R, H, 2, _check_policy(pi, (H,) + R.shape))
 
 @kernel
@@ -240,22 +237,15 @@ def _discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter):
     _layer(ptr, nxt, prob, R, gamma, pi, mode, V, W, Q)
     return Q, W, it, status
 
-# %% ../nbs/02_dynamic_programming.ipynb #2d506826
+# %% ../nbs/02_dynamic_programming.ipynb #e3046396
 def _check_gamma(gamma, allow_one=False):
     ok = isinstance(gamma, (int, float, np.floating)) and not isinstance(gamma, bool) and 0 < gamma and (gamma <= 1 if allow_one else gamma < 1)
     if not ok: raise _err('gamma', f"the discount must lie in (0, {'1]' if allow_one else '1)'}, got {gamma!r}")
     return float(gamma)
 
-def _check_tol(tol, name='tol'):
-    tol = tolerance() if tol is None else tol
-    if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0): raise _err(name, f"must be a positive number, got {tol!r}")
-    return float(tol)
+def _check_tol(tol, name='tol'): return check_positive(name, tolerance() if tol is None else tol)  # `None`: the package's tolerance
 
-def _check_max_iter(max_iter):
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1: raise _err('max_iter', f"must be a positive integer, got {max_iter!r}")
-    return int(max_iter)
-
-# %% ../nbs/02_dynamic_programming.ipynb #5c5b3463
+# %% ../nbs/02_dynamic_programming.ipynb #deca30f4
 def _solve_discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter, what):
     Q, V, it, status = _discounted(ptr, nxt, prob, R, gamma, pi, mode, tol, max_iter)
     if status == 0: raise RuntimeError(f"{what} did not reach tol={tol:g} within max_iter={max_iter} sweeps (gamma={gamma})")
@@ -273,10 +263,10 @@ def discounted_value_iteration(ptr,  # int (S*A+1,) row pointers
                               ):
     "Optimal discounted `Q` (S, A) and `V` (S,), within `tol` of the fixed point (rigorous bound)."
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
-    gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
+    gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), check_int('max_iter', max_iter, 1)
     return _solve_discounted(ptr, nxt, prob, R, gamma, _NOPI, 1 if minimize else 0, tol, max_iter, 'discounted value iteration')
 
-# %% ../nbs/02_dynamic_programming.ipynb #5d21a3b7
+# %% ../nbs/02_dynamic_programming.ipynb #f4716134
 def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
                                  nxt,  # int (nnz,) next states
                                  prob, # float (nnz,) transition probabilities
@@ -289,7 +279,7 @@ def discounted_policy_evaluation(ptr,  # int (S*A+1,) row pointers
     "Discounted `Q` (S, A) and `V` (S,) of the policy `pi`, within `tol` (rigorous bound)."
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
     pi = _check_policy(pi, R.shape)
-    gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), _check_max_iter(max_iter)
+    gamma, tol, max_iter = _check_gamma(gamma), _check_tol(tol), check_int('max_iter', max_iter, 1)
     return _solve_discounted(ptr, nxt, prob, R, gamma, pi, 2, tol, max_iter, 'discounted policy evaluation')
 
 # %% ../nbs/02_dynamic_programming.ipynb #a3956ab1
@@ -602,7 +592,7 @@ def _policy_state_gains(ptr, nxt, prob, R, pi, warm, tol, max_iter, mem_cap, wor
         for a in range(A): r[s] += pi[s, a] * R[s, a]
     return _state_gains(cptr, cnxt, cprob, r, np.ones(S, np.bool_), warm, tol, max_iter, mem_cap, work_cap)
 
-# %% ../nbs/02_dynamic_programming.ipynb #3824316c
+# %% ../nbs/02_dynamic_programming.ipynb #fb6544d4
 _BAND_MEM_CAP, _BAND_WORK_CAP = 2**25, 4e9
 
 def _as_policy(pi, S, A):
@@ -644,7 +634,7 @@ def policy_gain(ptr,   # int (S*A+1,) row pointers
     S, A = R.shape
     pi, start = _as_policy(pi, S, A), _check_start(start, S)
     return _policy_gain(ptr, nxt, prob, R, pi, start, is_reference_compatible(reference_compatible),
-                        _check_tol(tol), _check_max_iter(max_iter))
+                        _check_tol(tol), check_int('max_iter', max_iter, 1))
 
 def _policy_gains(ptr, nxt, prob, R, pi, tol, max_iter, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP):
     g, status = _policy_state_gains(ptr, nxt, prob, R, pi, np.zeros(R.shape[0]), tol, max_iter, mem_cap, work_cap)
@@ -661,7 +651,7 @@ def policy_gains(ptr,   # int (S*A+1,) row pointers
                 )->np.ndarray:
     "Long-run average reward of the stationary policy `pi` from every state, (S,)."
     ptr, nxt, prob, R = _check_sparse(ptr, nxt, prob, R)
-    return _policy_gains(ptr, nxt, prob, R, _as_policy(pi, *R.shape), _check_tol(tol), _check_max_iter(max_iter))
+    return _policy_gains(ptr, nxt, prob, R, _as_policy(pi, *R.shape), _check_tol(tol), check_int('max_iter', max_iter, 1))
 
 # %% ../nbs/02_dynamic_programming.ipynb #58582334
 @kernel
@@ -771,7 +761,7 @@ def _evi_reference(P, R, beta_r, beta_p, eps, r_max, max_iter):
         order = np.argsort(u, kind='mergesort')
     return Q, un, False
 
-# %% ../nbs/02_dynamic_programming.ipynb #60035774
+# %% ../nbs/02_dynamic_programming.ipynb #89e0ec82
 def _check_nonneg(x, shape, name, dtype):
     x = np.ascontiguousarray(x, dtype=dtype)
     if x.shape != shape: raise _err(name, f"expected shape {shape}, got {x.shape}")
@@ -798,7 +788,7 @@ def extended_value_iteration(P_hat,  # float (S, A, S) estimated transition prob
     beta_r = _check_nonneg(beta_r, (S, A), 'beta_r', np.float64)
     beta_p = np.asarray(beta_p, dtype=np.float64)
     beta_p = _check_nonneg(beta_p, (S, A) if beta_p.ndim == 2 else (S, A, S), 'beta_p', np.float64)
-    eps, max_iter = _check_tol(eps, 'eps'), _check_max_iter(max_iter)
+    eps, max_iter = _check_tol(eps, 'eps'), check_int('max_iter', max_iter, 1)
     if not (isinstance(tau, (int, float, np.floating)) and 0 < tau <= 1): raise _err('tau', f"must lie in (0, 1], got {tau!r}")
     if is_reference_compatible(reference_compatible):
         b = beta_p if beta_p.ndim == 2 else beta_p[:, :, 0]   # [bug] reproduced: only the first component

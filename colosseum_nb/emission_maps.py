@@ -7,10 +7,11 @@ __all__ = ['SYMBOLS', 'EMISSION_MAPS', 'register_emission_map', 'EmissionMap', '
            'grid_symbols', 'ImageEncoding', 'TensorEncoding', 'linear_value_features', 'StateLinear',
            'StateLinearOptimal', 'StateLinearRandom', 'emission_map_class']
 
-# %% ../nbs/03j_emission_maps.ipynb #8731e91b
+# %% ../nbs/03j_emission_maps.ipynb #1109ac3d
 import numpy as np
 from .noises import noise_class
 from .utils import ClassRegistry
+from .validators import check_int
 
 # %% ../nbs/03j_emission_maps.ipynb #f71bc41f
 def _check_kwargs(name, kw):
@@ -190,7 +191,7 @@ class TensorEncoding(EmissionMap):
         def put(o, h): o[..., -1] = h
         return _with_time(self.mdp, t, put)
 
-# %% ../nbs/03j_emission_maps.ipynb #0b22d55a
+# %% ../nbs/03j_emission_maps.ipynb #8cac3b7b
 def linear_value_features(v:np.ndarray, # (n,) values (an episodic MDP passes all its `V[h, s]`)
                           d:int, # number of features
                           rng:np.random.Generator # source of the random matrices
@@ -210,8 +211,7 @@ class StateLinear(EmissionMap):
                 ):
         super().__init__(mdp, noise, noise_kwargs)
         dd = max(10, int(0.1 * mdp.n_states)) if d is None else d
-        if isinstance(dd, bool) or not isinstance(dd, (int, np.integer)) or dd < 2: raise ValueError(f"d={d!r}: must be an integer >= 2")
-        self.d = int(dd)
+        self.d = check_int('d', dd, 2)
 
     def _values(self): raise NotImplementedError
 

@@ -5,12 +5,13 @@
 # %% auto #0
 __all__ = ['ColosseumEnv', 'make_env', 'env_id', 'register_envs', 'ColosseumVectorEnv', 'make_vector_env']
 
-# %% ../nbs/04b_gym.ipynb #504ec438
+# %% ../nbs/04b_gym.ipynb #23fa88db
 import inspect
 import numpy as np
 from fastcore.basics import patch
 from .config import kernel
 from .utils import did_you_mean
+from .validators import check_int
 from .mdp import BaseMDP, MDP_CLASSES, mdp_class as _mdp_class
 from .noises import GaussianUncorrelated, StudentTUncorrelated, GaussianCorrelated, StudentTCorrelated
 try:
@@ -267,7 +268,7 @@ def register_envs()->list:
 
 _ids = register_envs()
 
-# %% ../nbs/04b_gym.ipynb #f76f3a26
+# %% ../nbs/04b_gym.ipynb #24acdd2b
 def _autoreset_metadata()->dict:
     "The `autoreset_mode` entry of the installed gymnasium (1.1 and later name the mode)."
     mode = getattr(gymnasium.vector, 'AutoresetMode', None)
@@ -280,9 +281,8 @@ class ColosseumVectorEnv(gymnasium.vector.VectorEnv):
                  num_envs:int, # number of copies
                  max_episode_steps:int=None # truncate each episode after this many steps (None: never)
                 ):
-        for n, v, lo in (('num_envs', num_envs, 1), ('max_episode_steps', max_episode_steps, 1)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo): raise ValueError(f"{n}={v!r}: must be an integer >= {lo}")
-        self.mdp, self.num_envs, self._c = mdp, int(num_envs), _Copies(mdp, int(num_envs), max_episode_steps)
+        num_envs, max_episode_steps = check_int('num_envs', num_envs, 1), check_int('max_episode_steps', max_episode_steps, 1, none_ok=True)
+        self.mdp, self.num_envs, self._c = mdp, num_envs, _Copies(mdp, num_envs, max_episode_steps)
         self.single_observation_space, self.single_action_space = _observation_space(mdp), spaces.Discrete(mdp.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

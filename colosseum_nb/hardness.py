@@ -8,7 +8,7 @@ __all__ = ['strongly_connected_components', 'MDPCommunicationClass', 'communicat
            'episodic_diameter', 'reference_episodic_diameter', 'environmental_value_norm', 'HardnessCache', 'diameter',
            'value_norm', 'suboptimal_gaps', 'measures_of_hardness']
 
-# %% ../nbs/04_hardness.ipynb #21c0bc82
+# %% ../nbs/04_hardness.ipynb #e10dacfd
 import json, hashlib, warnings
 from enum import IntEnum
 from pathlib import Path
@@ -16,15 +16,15 @@ import numpy as np
 from fastcore.basics import patch
 from .config import kernel, tolerance, is_reference_compatible, get_cache_folder
 from .utils import atomic_write
+from .validators import check_int, check_positive
 from .mdp.base import BaseMDP, EpisodicMDP
 import colosseum_nb.mdp.values  # patches the optimal values onto `BaseMDP`
 from .dynamic_programming import check_sparse_mdp, reference_dvi, DP_MAX_ITERATION, _scc, _reference_dp
 
-# %% ../nbs/04_hardness.ipynb #d56ddac9
+# %% ../nbs/04_hardness.ipynb #a9a29c03
 def _checked(ptr, nxt, prob, S, A, dtype=np.float64):
     "Validated contiguous `(ptr, nxt, prob)` of an MDP with `S` states and `A` actions."
-    for n, v in (('S', S), ('A', A)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1: raise ValueError(f"{n}={v!r}: must be a positive integer")
+    for n, v in (('S', S), ('A', A)): check_int(n, v, 1)
     ptr, nxt, p, _ = check_sparse_mdp(ptr, nxt, prob, np.zeros((int(S), int(A))), atol=1e-4 if dtype == np.float32 else 1e-6)
     return ptr, nxt, np.ascontiguousarray(prob, dtype=dtype)
 
@@ -182,7 +182,7 @@ def _hitting_bounds(ptr, nxt, prob, A, order, V):
         dhi = max(dhi, best - V[j]); dlo = max(dlo, V[j] - best); vmax = max(vmax, V[j])
     return vmax / (1.0 + dlo), (vmax / (1.0 - dhi) if dhi < 1.0 else np.inf)
 
-# %% ../nbs/04_hardness.ipynb #239971bb
+# %% ../nbs/04_hardness.ipynb #31d3c4bf
 @kernel
 def _continuous_diameter(ptr, nxt, prob, S, A, tol, max_sweeps):
     "Diameter within `tol`: (estimate, rigorous lower bound, sweeps); `max_sweeps` < 0 when a target does not converge."
@@ -216,8 +216,7 @@ def continuous_diameter(ptr, # int (S*A+1,) row pointers
                         max_sweeps:int=DP_MAX_ITERATION # most sweeps for one target before giving up
                        )->float:
     "Diameter of a continuous MDP, within `tol` (`inf` when some state cannot reach another)."
-    tol = tolerance() if tol is None else float(tol)
-    if not tol > 0: raise ValueError(f"tol={tol!r}: must be positive")
+    tol = check_positive('tol', tolerance() if tol is None else tol)
     D, lo, sweeps = _continuous_diameter(*_checked(ptr, nxt, prob, S, A), S, A, tol, max_sweeps)
     if sweeps < 0: raise RuntimeError(f"hitting times did not converge within {max_sweeps} sweeps")
     return float(D)
@@ -433,7 +432,7 @@ def _episodic_target(ptr, nxt, prob, A, H, lptr, lst, mu, e, M, work):
         F, c = _episode_pass(ptr, nxt, prob, A, H, lptr, lst, mu, e, x, E0, E1, D0, D1, best, False)
     return best.max()
 
-# %% ../nbs/04_hardness.ipynb #d76f4f87
+# %% ../nbs/04_hardness.ipynb #b2c36343
 @kernel
 def _episodic_diameter(ptr, nxt, prob, S, A, H, lptr, lst, mu, targets):
     "Largest target value, targets in the given order (likely hard ones first)."
@@ -459,7 +458,7 @@ def _remoteness(gptr, gadj, starts, mu, S):
 
 def _episodic_inputs(ptr, nxt, prob, S, A, H, mu, starting_states, dtype):
     ptr, nxt, prob = _checked(ptr, nxt, prob, S, A, dtype)
-    if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 2: raise ValueError(f"H={H!r}: must be an integer >= 2")
+    check_int('H', H, 2)
     mu = np.ascontiguousarray(mu, np.float64); starts = np.ascontiguousarray(starting_states, np.int64)
     if mu.shape != (S,) or np.any(mu < 0) or abs(mu.sum() - 1) > 1e-6: raise ValueError("mu: must be a probability vector over the S states")
     if starts.ndim != 1 or len(starts) == 0 or starts.min() < 0 or starts.max() >= S: raise ValueError(f"starting_states: must be state indices in 0..{S - 1}")

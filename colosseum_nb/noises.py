@@ -6,16 +6,12 @@
 __all__ = ['NOISES', 'register_noise', 'Noise', 'GaussianUncorrelated', 'StudentTUncorrelated', 'GaussianCorrelated',
            'StudentTCorrelated', 'noise_class']
 
-# %% ../nbs/03k_noises.ipynb #f8c5e9d3
+# %% ../nbs/03k_noises.ipynb #649ee48d
 import numpy as np
 from .utils import ClassRegistry
+from .validators import check_int, check_positive
 
-# %% ../nbs/03k_noises.ipynb #c9fd6f91
-def _check_pos(name, v):
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
-        raise ValueError(f"{name}={v!r}: must be a positive number")
-    return float(v)
-
+# %% ../nbs/03k_noises.ipynb #34f65e61
 class Noise:
     "Base of the noises: `noise()` is a fresh sample of shape `shape`, from a generator seeded by `seed`."
     cache_size = 5000   # samples drawn at once (Colosseum's `_SIZE_NOISE_CACHE`)
@@ -24,8 +20,7 @@ class Noise:
         try: self.shape = tuple(int(x) for x in np.atleast_1d(shape))
         except Exception: raise ValueError(f"shape={shape!r}: must be a tuple of positive integers") from None
         if not self.shape or min(self.shape) < 1: raise ValueError(f"shape={shape!r}: must be a tuple of positive integers")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0: raise ValueError(f"seed={seed!r}: must be a non-negative integer")
-        self.seed, self.size = int(seed), int(np.prod(self.shape))
+        self.seed, self.size = check_int('seed', seed, 0), int(np.prod(self.shape))
         self._rng, self._cache, self._i = np.random.default_rng(self.seed), None, 0
 
     def _draw(self, n:int)->np.ndarray:
@@ -42,26 +37,26 @@ class Noise:
 
     def __repr__(self): return f"{type(self).__name__}(shape={self.shape}, seed={self.seed})"
 
-# %% ../nbs/03k_noises.ipynb #c4e6aaa9
+# %% ../nbs/03k_noises.ipynb #a39798ca
 class GaussianUncorrelated(Noise):
     "Independent N(0, scale²) on every entry."
     def __init__(self, shape, seed:int, scale:float=0.1 # standard deviation
                 ):
-        super().__init__(shape, seed); self.scale = _check_pos('scale', scale)
+        super().__init__(shape, seed); self.scale = check_positive('scale', scale)
     def _draw(self, n): return self.scale * self._rng.standard_normal((n, self.size))
 
 class StudentTUncorrelated(Noise):
     "Independent Student's t with `df` degrees of freedom on every entry."
     def __init__(self, shape, seed:int, df:float=3 # degrees of freedom
                 ):
-        super().__init__(shape, seed); self.df = _check_pos('df', df)
+        super().__init__(shape, seed); self.df = check_positive('df', df)
     def _draw(self, n): return self._rng.standard_t(self.df, (n, self.size))
 
-# %% ../nbs/03k_noises.ipynb #8e4d6cc0
+# %% ../nbs/03k_noises.ipynb #c0797e0b
 class _Correlated(Noise):
     def __init__(self, shape, seed:int, scale:float=0.1 # the Wishart scale: W ~ Wishart(D, scale I)
                 ):
-        super().__init__(shape, seed); self.scale = _check_pos('scale', scale)
+        super().__init__(shape, seed); self.scale = check_positive('scale', scale)
         self._G = np.sqrt(self.scale) * self._rng.standard_normal((self.size, self.size))
 
     @property

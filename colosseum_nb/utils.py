@@ -6,7 +6,7 @@
 __all__ = ['MDPSpec', 'make_mdp_spec', 'check_mdp_spec', 'seed_numba', 'argmax_random_tie', 'greedy_one_hot', 'greedy_ties_row',
            'greedy_ties', 'take_flag', 'atomic_write', 'did_you_mean', 'ClassRegistry', 'set_malloc_thresholds']
 
-# %% ../nbs/05a_utils.ipynb #d4d67e4a
+# %% ../nbs/05a_utils.ipynb #3f4346eb
 import os, sys, uuid, ctypes, difflib, importlib
 from collections import namedtuple
 from collections.abc import Mapping
@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from .config import kernel
+from .validators import check_int
 
 # %% ../nbs/05a_utils.ipynb #9aa382f1
 class MDPSpec(namedtuple('MDPSpec', 'n_states n_actions H rewards_range is_episodic emission_map optimal_bias_span', defaults=(None, None))):
@@ -33,16 +34,16 @@ def make_mdp_spec(mdp, # an MDP of `colosseum_nb.mdp` (or any object with the sa
     return MDPSpec(int(mdp.n_states), int(mdp.n_actions), int(mdp.H) if ep else None,
                    tuple(float(x) for x in mdp.rewards_range), ep, getattr(mdp, 'emission_map', None), span)
 
-# %% ../nbs/05a_utils.ipynb #fa7cc383
+# %% ../nbs/05a_utils.ipynb #9e312aa5
 def check_mdp_spec(spec:MDPSpec, # the specification to validate
                    episodic:bool=None # the setting the agent needs (`None`: either)
                   )->MDPSpec:
     "Validate an `MDPSpec`, raising `ValueError` with the offending field."
     if not isinstance(spec, MDPSpec): raise ValueError(f"mdp_specs={spec!r}: expected an MDPSpec (use make_mdp_spec(mdp))")
-    for n in ('n_states', 'n_actions'):
-        v = getattr(spec, n)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1: raise ValueError(f"mdp_specs.{n}={v!r}: must be a positive integer")
-    if spec.is_episodic and (spec.H is None or int(spec.H) < 1): raise ValueError(f"mdp_specs.H={spec.H!r}: an episodic MDP needs a positive horizon")
+    for n in ('n_states', 'n_actions'): check_int(f'mdp_specs.{n}', getattr(spec, n), 1)
+    if spec.is_episodic:
+        if spec.H is None: raise ValueError("mdp_specs.H=None: an episodic MDP needs a horizon")
+        check_int('mdp_specs.H', spec.H, 1)
     sp = spec.optimal_bias_span
     if sp is not None and (isinstance(sp, bool) or not isinstance(sp, (int, float, np.number)) or not np.isfinite(sp) or sp < 0):
         raise ValueError(f"mdp_specs.optimal_bias_span={sp!r}: must be None or a finite number >= 0")

@@ -6,22 +6,19 @@
 __all__ = ['ExperimentConfig', 'experiment_config_from_dict', 'as_experiment_config', 'experiment_config_to_yaml',
            'load_experiment_config']
 
-# %% ../../nbs/06a_experiment.config.ipynb #fa8a2fb3
+# %% ../../nbs/06a_experiment.config.ipynb #75cce646
 import math, numbers
 from dataclasses import dataclass, asdict, fields, field
 from pathlib import Path
 import yaml
 from ..utils import did_you_mean
+from ..validators import check_int, check_positive
 
-# %% ../../nbs/06a_experiment.config.ipynb #7ef9404b
-def _check(name, v, kind, lo):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real): raise ValueError(f"{name}={v!r}: must be {kind}")
-    if kind.startswith('an integer'):
-        if int(v) != v: raise ValueError(f"{name}={v!r}: must be {kind}")
-        v = int(v)
-    else: v = float(v)
-    if math.isnan(v) or v < lo: raise ValueError(f"{name}={v!r}: must be {kind}")
-    return v
+# %% ../../nbs/06a_experiment.config.ipynb #115aa4a8
+def _whole(v):
+    "A float with an integer value as an `int` (a YAML file or a Colosseum configuration may write `n_steps: 100000.0`); anything else as is, for `check_int` to judge."
+    ok = isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and math.isfinite(v) and float(v).is_integer()
+    return int(v) if ok else v
 
 def _check_name(name, v):
     "A class name (a class gives its `__name__`) or None."
@@ -48,10 +45,9 @@ class ExperimentConfig:
     noise_kwargs: dict = field(default=None, hash=False) # parameters of the noise (e.g. `scale`)
 
     def __post_init__(self):
-        vals = dict(n_seeds=_check('n_seeds', self.n_seeds, 'an integer >= 1', 1),
-                    n_steps=_check('n_steps', self.n_steps, 'an integer >= 1', 1),
-                    max_interaction_time_s=_check('max_interaction_time_s', self.max_interaction_time_s, 'a positive number of seconds', 1e-300),
-                    log_performance_indicators_every=_check('log_performance_indicators_every', self.log_performance_indicators_every, 'an integer >= -1', -1))
+        vals = dict(n_seeds=check_int('n_seeds', _whole(self.n_seeds), 1), n_steps=check_int('n_steps', _whole(self.n_steps), 1),
+                    max_interaction_time_s=check_positive('max_interaction_time_s', self.max_interaction_time_s, allow_inf=True),
+                    log_performance_indicators_every=check_int('log_performance_indicators_every', _whole(self.log_performance_indicators_every), -1))
         em, nz = _check_name('emission_map', self.emission_map), _check_name('noise', self.noise)
         vals.update(emission_map=None if em == 'Tabular' else em, noise=nz,
                     emission_map_kwargs=_check_kwargs('emission_map_kwargs', self.emission_map_kwargs), noise_kwargs=_check_kwargs('noise_kwargs', self.noise_kwargs))

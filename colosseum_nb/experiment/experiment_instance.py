@@ -6,16 +6,17 @@
 __all__ = ['EXPERIMENT_SEPARATOR_PRMS', 'EXPERIMENT_SEPARATOR_MDP_AGENT', 'ExperimentInstance', 'InstanceFileError',
            'load_experiment_instance', 'dump_experiment_instance']
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #45e9f826
-import io, os, pickle, numbers
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #eb62de91
+import io, os, pickle
 from pathlib import Path
 from dataclasses import dataclass, field, fields, replace
 from fastcore.basics import patch
 from .config import ExperimentConfig, as_experiment_config
 from ..utils import atomic_write
+from ..validators import check_int
 from ..config import result_settings, check_result_settings
 
-# %% ../../nbs/06b_experiment.experiment_instance.ipynb #78bf3e84
+# %% ../../nbs/06b_experiment.experiment_instance.ipynb #0b3d0b94
 EXPERIMENT_SEPARATOR_PRMS = '-'        # between a gin scope and its class
 EXPERIMENT_SEPARATOR_MDP_AGENT = '____' # between the MDP part and the agent part
 
@@ -42,9 +43,7 @@ class ExperimentInstance:
     settings: dict = field(default=None, hash=False) # the result settings to run with (None: `config.result_settings()` now)
 
     def __post_init__(self):
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
-            raise ValueError(f"seed={self.seed!r}: must be an integer >= 0")
-        vals = dict(seed=int(self.seed), experiment_config=as_experiment_config(self.experiment_config),
+        vals = dict(seed=check_int('seed', self.seed, 0), experiment_config=as_experiment_config(self.experiment_config),
                     settings=result_settings() if self.settings is None else check_result_settings(self.settings))
         for n in ('mdp_class_name', 'mdp_scope', 'agent_class_name', 'agent_scope', 'result_folder'): vals[n] = _plain_str(n, getattr(self, n))
         for n in ('mdp_gin_config_file', 'agent_gin_config_file', 'mdp_gin_text', 'agent_gin_text'): vals[n] = _plain_str(n, getattr(self, n), True)

@@ -6,12 +6,13 @@
 __all__ = ['parse_experiment_label', 'seed_of_log', 'log_files', 'time_exceeded_runs', 'LogFileError', 'read_log', 'read_logs',
            'grid_rows', 'last_log_row', 'required_steps', 'results_file_problem']
 
-# %% ../../nbs/06e_experiment.logs.ipynb #c682b2e1
+# %% ../../nbs/06e_experiment.logs.ipynb #138d6477
 import os, re
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from ..config import kernel
+from ..validators import check_int
 from .config import ExperimentConfig
 from .experiment_instance import EXPERIMENT_SEPARATOR_PRMS, EXPERIMENT_SEPARATOR_MDP_AGENT
 
@@ -183,7 +184,7 @@ def read_log(path # a run's CSV log
     _check_steps(vals[:, cols.index('steps')], [len(vals)], [p])
     return list(cols), vals
 
-# %% ../../nbs/06e_experiment.logs.ipynb #00ef8bb3
+# %% ../../nbs/06e_experiment.logs.ipynb #c6662fb9
 def _threads(threads): return max(1, min(8, os.cpu_count() or 1)) if threads is None else max(1, int(threads))
 
 def _chunks(paths, chunk_bytes):
@@ -201,7 +202,7 @@ def read_logs(paths, # log files (CSV with a header row)
               chunk_bytes:int=64_000_000 # bytes of text read and parsed at a time
              )->list:
     "[(columns, values, rows per file, files)] for each distinct header among `paths`, every file checked as `read_log` does; read a chunk at a time, so memory holds one chunk's text and the rows kept."
-    groups = {}
+    groups, max_rows = {}, check_int('max_rows', max_rows, 1, none_ok=True)
     with ThreadPoolExecutor(_threads(threads)) as ex:
         for chunk in _chunks(paths, chunk_bytes):
             items = {}
@@ -209,14 +210,13 @@ def read_logs(paths, # log files (CSV with a header row)
             for cols, its in items.items(): groups.setdefault(cols, []).append(_kept(*_read_group(cols, its, ex), columns, max_rows))
     return [_joined(parts) for parts in groups.values()]
 
-# %% ../../nbs/06e_experiment.logs.ipynb #702be6c9
+# %% ../../nbs/06e_experiment.logs.ipynb #d6377e39
 def grid_rows(steps:np.ndarray, # the steps column of one log (non-decreasing)
               max_rows:int # about how many rows to keep
              )->np.ndarray:
     "Indices of the rows kept on a common step grid: steps that are multiples of `d * ceil(n / max_rows)` (`d` the log interval, `n` the rows), and the last row."
-    n = len(steps)
+    n, max_rows = len(steps), check_int('max_rows', max_rows, 1, none_ok=True)
     if max_rows is None or n <= max_rows: return np.arange(n)
-    if max_rows < 1: raise ValueError(f"max_rows must be a positive number of rows, not {max_rows}")
     every = max(steps[1] - steps[0], 1) * -(-n // max_rows)
     keep = steps % every == 0
     keep[-1] = True

@@ -4,8 +4,8 @@ Where a batch computes on a GPU the host's cores are free, and `regret_threads` 
 exact regrets at its logs (the reported policy's and the behaviour policy's of every run: numba kernels that release
 the GIL, each run with its own workspace). This script plays the same batch -- DQNContinuous on the MDPs of a default
 benchmark seen through `StateInfo` (run k on MDP k mod 20), the host-stepped path on the CPU -- once per thread count,
-in one process, and prints the wall seconds of the whole batch and of its logs' regret work (`_Batch._evaluate` and
-`_Batch._read_behaviour`, timed around their calls), and checks that the logs are the same.
+in one process, and prints the wall seconds of the whole batch and of its logs' regret work (`BatchRuns._evaluate` and
+`BatchRuns._read_behaviour`, timed around their calls), and checks that the logs are the same.
 
     NUMBA_NUM_THREADS=1 python benchmarks/regret_threads.py [--n 40] [--steps 1000] [--log-every 100] [--threads 1 2]
         [--benchmark continuous_communicating]
@@ -29,11 +29,11 @@ def play(n, T, log_every, threads, benchmark):
         def g(*a, **k):
             t = time.perf_counter(); r = f(*a, **k); spent[0] += time.perf_counter() - t; return r
         return g
-    saved = L._Batch._evaluate, L._Batch._read_behaviour
-    L._Batch._evaluate, L._Batch._read_behaviour = timed(saved[0]), timed(saved[1])
+    saved = L.BatchRuns._evaluate, L.BatchRuns._read_behaviour
+    L.BatchRuns._evaluate, L.BatchRuns._read_behaviour = timed(saved[0]), timed(saved[1])
     try:
         t = time.perf_counter(); rows = L.play_batched(engine, kws, threads=threads); wall = time.perf_counter() - t
-    finally: L._Batch._evaluate, L._Batch._read_behaviour = saved
+    finally: L.BatchRuns._evaluate, L.BatchRuns._read_behaviour = saved
     logs = [np.delete(p['raw'][:k], 5, 1) for p, k in zip(plans, rows)]
     return wall, spent[0], logs
 

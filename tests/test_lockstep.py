@@ -155,7 +155,7 @@ def test_batched_driver_matches_the_generator_driver(name):
     """`play_batched` (the runs' loops as one) and `play_lockstep` (one generator per run) give the same logs and `out`, number for
     number (the seconds left out), through the optimality stop: runs that stop learning keep acting, and episodic ones draw their
     next start at once, as their own loop does."""
-    from colosseum_nb.agent.lockstep import play_lockstep
+    from colosseum_nb.experiment.lockstep import play_lockstep
     from colosseum_nb.experiment.lockstep import play_batched
     cls = agent_class_from_name(name)
     res = []

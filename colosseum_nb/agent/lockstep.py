@@ -4,17 +4,15 @@
 
 # %% auto #0
 __all__ = ['torch', 'run_key', 'counter_uniforms', 'stacked_linear', 'stacked_mlp', 'stacked_forward', 'StackedAdam',
-           'LockstepEngine', 'check_device', 'masked_greedy', 'sample_masked', 'LockstepRun', 'reachable_rows',
-           'batch_clock', 'play_lockstep']
+           'LockstepEngine', 'check_device', 'masked_greedy', 'sample_masked', 'LockstepRun']
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #401685ec
-import time
+# %% ../../nbs/05v_agent.lockstep.ipynb #4390fab3
 from collections import namedtuple
 import numpy as np
 from numba import njit
 from fastcore.basics import patch
-from .base import check_int, python_loop_steps
-from ..utils import seed_numba, check_mdp_spec, set_malloc_thresholds
+from ..validators import check_int
+from ..utils import check_mdp_spec, set_malloc_thresholds
 from ..config import check_device_name
 from .non_tabular import import_torch, greedy_policy, epsilon_greedy_policy
 
@@ -199,9 +197,8 @@ class StackedAdam:
         if rows is not None:
             for k, i in enumerate(ps): self.params[i].data[rows] = P[k]; self.m[i][rows] = M[k]; self.v[i][rows] = V[k]
 
-# %% ../../nbs/05v_agent.lockstep.ipynb #370b93b9
+# %% ../../nbs/05v_agent.lockstep.ipynb #2b49eeb2
 _Cached = namedtuple('_Cached', 'version outputs key')   # a run's policy outputs: the parameters' version they were computed at, the outputs, the rows' key (None: the whole table)
-_Acted = namedtuple('_Acted', 'runs obs')   # the runs of the last `act` and their padded observations
 
 class LockstepEngine:
     "N runs of one deep agent class as one batched computation; subclasses (one per agent family) implement `_build`, `_act`, `_learn`, `_outputs`."
@@ -414,89 +411,3 @@ def run(self:LockstepEngine, i:int)->LockstepRun:
 def start(self:LockstepEngine, idx):
     "Called before the first action of runs `idx` (recurrent agents reset their state)."
     return None
-
-# %% ../../nbs/05v_agent.lockstep.ipynb #67c34368
-def reachable_rows(ptr:np.ndarray, nxt:np.ndarray, prob:np.ndarray, # the MDP's sparse transitions (`mdp.sparse`)
-                   S:int, A:int, H:int, # states, actions, horizon
-                   s0:int # the episode's start state
-                  )->np.ndarray:
-    "Sorted rows `h * S + s` of the states `s` that an episode started in `s0` can occupy at stage `h < H`, whatever the policy."
-    for name, v in (('S', S), ('A', A), ('H', H)): check_int(name, v, 1)
-    if len(ptr) != S * A + 1: raise ValueError(f"ptr: {len(ptr)} entries for S={S}, A={A} (expected S * A + 1)")
-    if not 0 <= s0 < S: raise ValueError(f"s0={s0}: not a state of [0, {S})")
-    out, cur = [], np.array([s0], np.int64)
-    for h in range(H):
-        out.append(h * S + cur)
-        if h == H - 1: break
-        k = (cur[:, None] * A + np.arange(A)).ravel()
-        lens = ptr[k + 1] - ptr[k]
-        pos = np.repeat(ptr[k] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())   # every transition of every (s, a)
-        cur = np.unique(nxt[pos][prob[pos] > 0]).astype(np.int64)
-    return np.concatenate(out)
-
-class _StartRows:
-    "A run's `reachable_rows` per start state, computed once each (the loop arguments `m` of an episodic run, its table's `(H, S)`)."
-    def __init__(self, m, prefix):
-        self.ptr, self.nxt, self.prob, self.H = m.ptr, m.nxt, m.prob, int(m.H)
-        self.S = int(prefix[1]); self.A = (len(self.ptr) - 1) // self.S; self._rows = {}
-    def __call__(self, s0:int)->np.ndarray:
-        if s0 not in self._rows: self._rows[s0] = reachable_rows(self.ptr, self.nxt, self.prob, self.S, self.A, self.H, int(s0))
-        return self._rows[s0]
-
-# %% ../../nbs/05v_agent.lockstep.ipynb #3e3a28d0
-def batch_clock(engine:LockstepEngine, # the runs' agents
-                loops:list # per run, its loop's keyword arguments
-               )->tuple:
-    "`(N, clock)`: the batch's number of runs (checked against the engine's) and a clock of a run's share of the batch's time from now on (the batch's seconds over `N`)."
-    N = len(loops)
-    if N != engine.N: raise ValueError(f"loops: {N} given for an engine of {engine.N} runs")
-    t0 = time.perf_counter()
-    return N, lambda: (time.perf_counter() - t0) / N
-
-def play_lockstep(engine:LockstepEngine, # the runs' agents
-                  loops:list, # per run, the keyword arguments of `python_loop_steps` (without `agent`, `t_start`, `clock`)
-                  seed:int=None # seed of numba's stream for the batch (default: the first run's `seed`)
-                 )->list:
-    "Play every run of `engine` in lockstep; return each run's number of log rows (its `out` and `raw` are filled as `play` fills them)."
-    N, clock = batch_clock(engine, loops)
-    reach = [_StartRows(kw['m'], engine.table_prefix[i]) if kw['m'].H > 0 else None for i, kw in enumerate(loops)]   # episodic runs: what a start reaches
-    gens = [python_loop_steps(engine.run(i), t_start=0.0, clock=clock, **kw) for i, kw in enumerate(loops)]
-    reqs = [next(g) for g in gens]
-    seed_numba(int(loops[0].get('seed', 0) if seed is None else seed))
-    rows, alive, acted = [None] * N, list(range(N)), None
-    def answer(i, value):
-        try: reqs[i] = gens[i].send(value)
-        except StopIteration as e: rows[i] = e.value; reqs[i] = None
-    while alive:
-        _answer_policies(engine, reqs, alive, answer, reach)
-        alive = [i for i in alive if reqs[i] is not None]
-        learn = [i for i in alive if reqs[i].kind == 'learn']
-        if learn:
-            _learn_batch(engine, learn, reqs, acted)
-            for i in learn: answer(i, None)
-        else:
-            act = [i for i in alive if reqs[i].kind == 'act']
-            if act:
-                acted = _Acted(act, engine.pad(act, [reqs[i].ts.observation for i in act]))
-                acts = engine.act(act, acted.obs, np.array([reqs[i].ts.first() for i in act]))
-                for i, a in zip(act, acts.tolist()): answer(i, a)
-        alive = [i for i in alive if reqs[i] is not None]
-    return rows
-
-def _answer_policies(engine, reqs, alive, answer, reach):
-    "Answer the policy requests pending among `alive` (repeatedly: a run may read two in a row), one batched call per name; a read at an episode's start (`('policy', name, s0)`) computes only the rows `reach[i](s0)`."
-    while True:
-        pol = [i for i in alive if reqs[i] is not None and reqs[i].kind == 'policy']
-        if not pol: return
-        groups = {}
-        for i in pol: groups.setdefault(reqs[i].name, []).append(i)   # grouped before any answer (an answered run may finish)
-        for name, idx in groups.items():
-            rows = [reach[i](reqs[i].s0) if reqs[i].s0 is not None and reach[i] is not None else None for i in idx]
-            for i, p in zip(idx, engine.policies(idx, name, rows)): answer(i, p)
-
-def _learn_batch(engine, idx, reqs, acted=None):
-    "One batched learning step of the runs `idx` from their pending learning `Request`s (`acted`: the `_Acted` of the last `act`, its padded observations reused when its runs are these)."
-    ts, acts, nx = zip(*((reqs[i].ts, reqs[i].a, reqs[i].ts_next) for i in idx))   # each run's learning `Request`
-    obs = acted.obs if acted is not None and acted.runs == idx else engine.pad(idx, [t.observation for t in ts])
-    engine.learn(idx, obs, np.array(acts),
-                 np.array([t.reward for t in nx], np.float32), engine.pad(idx, [t.observation for t in nx]), np.array([t.last() for t in nx]))

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['torch', 'mdp_key', 'device_usable', 'device_twin', 'play_on_device']
 
-# %% ../../nbs/06fa_experiment.device.ipynb #55f5bb05
+# %% ../../nbs/06fa_experiment.device.ipynb #b98f5866
 import warnings
 import numpy as np
 from fastcore.basics import patch
@@ -13,12 +13,11 @@ from ..agent.non_tabular import import_torch
 from ..agent.device import DeviceMDPs, device_keys, device_uniforms, GAMMA_ROUNDS
 from ..agent.device_dqn import DeviceDQN, DeviceBootDQN
 from ..agent.device_ac import DeviceActorCritic, DeviceActorCriticRNN
-from ..agent.lockstep import batch_clock
-from .lockstep import _Batch, regret_threads
+from .lockstep import BatchRuns, regret_threads, batch_clock
 
 torch = import_torch()
 
-# %% ../../nbs/06fa_experiment.device.ipynb #022b2ca7
+# %% ../../nbs/06fa_experiment.device.ipynb #a1d8820a
 def mdp_key(seed:int # a run's loop seed
            )->np.uint64:
     "The key of the stream a run's MDP draws from on the device (`SeedSequence([seed, 1])`: apart from the agents' `run_key(seed)`)."
@@ -27,7 +26,7 @@ def mdp_key(seed:int # a run's loop seed
 _TWINS = (DeviceDQN, DeviceBootDQN, DeviceActorCritic, DeviceActorCriticRNN)
 
 def device_usable(engine)->bool:
-    "Whether `play_on_device` can play `engine`'s runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `_Batch.usable`)."
+    "Whether `play_on_device` can play `engine`'s runs: an engine with a device twin (the rest, as `play_batched` needs, is checked by `BatchRuns.usable`)."
     return any(twin.accepts(engine) for twin in _TWINS)
 
 def device_twin(engine):
@@ -36,15 +35,15 @@ def device_twin(engine):
         if twin.accepts(engine): return twin(engine)
     raise ValueError(f"{engine!r}: no device twin (Colosseum's four deep agents have one; a DQN variant with its own policy does not)")
 
-# %% ../../nbs/06fa_experiment.device.ipynb #060cdc60
+# %% ../../nbs/06fa_experiment.device.ipynb #b9189a90
 def _padded_values(x:np.ndarray, off:np.ndarray, width:int)->np.ndarray:
     "The ragged per-run values `x` (offsets `off`) as an `(N, width)` array, zero-padded."
     out = np.zeros((len(off) - 1, width))
     for i in range(len(off) - 1): out[i, :off[i + 1] - off[i]] = x[off[i]:off[i + 1]]
     return out
 
-class _DeviceBatch(_Batch):
-    "`_Batch` whose steps run on the engine's device; the host's arrays are brought up to date where it reads them."
+class _DeviceBatch(BatchRuns):
+    "`BatchRuns` whose steps run on the engine's device; the host's arrays are brought up to date where it reads them."
     def __init__(self, engine, loops):
         super().__init__(engine, loops)
         d = self.device = engine.device
@@ -113,7 +112,7 @@ def _transition(self:_DeviceBatch, terminal:np.ndarray):
     self.dcr.add_(r); self.dcb.add_(db); self.dcbn.add_(dbn); self.dcrl.add_(opt - r)
     return sp, term
 
-# %% ../../nbs/06fa_experiment.device.ipynb #b9c96124
+# %% ../../nbs/06fa_experiment.device.ipynb #51910bd5
 @patch
 def _device_step(self:_DeviceBatch, t:int, clock):
     "Step `t` of every run on the device; the host reads the device at a log (the exact regret, the continuous behaviour policies) and at an episode's end (the next episode's behaviour policy)."
@@ -122,7 +121,7 @@ def _device_step(self:_DeviceBatch, t:int, clock):
     terminal = (self.h + 1 == self.H) if self.episodic else np.zeros(self.N, bool)
     cr, cb, cbn, crl = (x.clone() for x in (self.dcr, self.dcb, self.dcbn, self.dcrl)) if log else (None,) * 4
     sp, term = self._transition(terminal)
-    if log:   # the log row holds the sums before this step, as `_Batch._step` writes it
+    if log:   # the log row holds the sums before this step, as `BatchRuns._step` writes it
         self.agent.to_engine(); self._download((cr, cb, cbn, crl))
         self._evaluate(range(self.N), t, sp.cpu().numpy(), self.s0, clock()); self.learning.copy_(torch.from_numpy(self.training))
     if self.episodic and terminal.any():

@@ -109,10 +109,10 @@ def first_result(root):
 
 def startup(root, repeats=3):
     "Seconds from `local_client(2)` to both workers connected, and to 20 tiny runs done, for each kind of local cluster."
-    import colosseum_nb.experiment.experiment_instances as ei
+    import colosseum_nb.experiment.workers as workers   # where local_cluster looks up main_reruns_in_workers
     out = {}
     for kind, reruns in (('LocalCluster', False), ('fresh processes', True)):
-        ei.main_reruns_in_workers = lambda reruns=reruns: reruns
+        workers.main_reruns_in_workers = lambda reruns=reruns: reruns
         ready, done = [], []
         for r in range(repeats):
             t0 = time.perf_counter()

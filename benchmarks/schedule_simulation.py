@@ -50,7 +50,7 @@ def makespan(tasks, workers:int)->float:
 
 def package_schedule(df, workers:int)->tuple:
     "(wall time, tasks) of the package's dispatcher on `workers` workers: its `RunQueue`, learning each task's true seconds as it finishes."
-    from colosseum_nb.experiment.experiment_instances import RunQueue, _ahead
+    from colosseum_nb.experiment.schedule import RunQueue, tasks_ahead as _ahead
     q, sec = RunQueue(dict(zip(df.index, df.estimate)), dict(zip(df.index, df.pair)), workers), df.seconds.to_dict()
     queued, running, ids, now, n = deque(), [], itertools.count(), 0.0, 0
     while True:

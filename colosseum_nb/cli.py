@@ -19,7 +19,9 @@ from .benchmark.benchmark import (ColosseumDefaultBenchmark, default_benchmark_n
 from .benchmark.run import (as_benchmark, run_benchmarks, run_instances,
                                         instantiate_and_get_exp_instances_from_agents_and_benchmarks_for_hyperopt)
 from .agent.agents import AGENTS, BENCHMARKED_AGENTS, DEFAULT_RUN_AGENTS
-from .experiment.experiment_instances import agent_class_from_name, local_client, folder_settings
+from .experiment.registry import agent_class_from_name
+from .experiment.settings import folder_settings
+from .experiment.workers import local_client
 from .cluster import slurm_cluster, slurm_problem, run_instance_folder, write_array_script, submit_array
 from .hyperopt.base import SMALL_HYPEROPT_CONF, DEFAULT_HYPEROPT_CONF, SMALL_HYPEROPT_CONF_NONTABULAR, DEFAULT_HYPEROPT_CONF_NONTABULAR
 from .emission_maps import EMISSION_MAPS, emission_map_class

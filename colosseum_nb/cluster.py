@@ -13,7 +13,8 @@ from pathlib import Path
 import distributed
 import colosseum_nb
 from dask_jobqueue import SLURMCluster
-from .experiment.experiment_instances import WORKER_ENV, local_client, machine_cores, run_experiment_instances, RunSummary
+from .experiment.workers import WORKER_ENV, local_client, machine_cores
+from .experiment.experiment_instances import run_experiment_instances, RunSummary
 from .utils import atomic_write
 from .validators import check_int
 

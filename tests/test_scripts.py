@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from colosseum_nb import config
 from colosseum_nb.experiment import ExperimentConfig, ExperimentInstance
-import colosseum_nb.experiment.experiment_instances as ei
+import colosseum_nb.experiment.workers as workers   # where local_cluster looks up main_reruns_in_workers
 from colosseum_nb.experiment.experiment_instances import run_experiment_instances, local_client
 from cluster_faults import table
 
@@ -155,7 +155,7 @@ def test_settings_travel_to_local_workers_and_clients(tmp_path):
 
 def test_no_worker_processes_for_a_plain_script_names_the_fix(monkeypatch):
     "Where fresh worker processes cannot be started (Windows), a plain script gets an error naming the fixes, not dask's traceback."
-    monkeypatch.setattr(ei, 'main_reruns_in_workers', lambda: True)
+    monkeypatch.setattr(workers, 'main_reruns_in_workers', lambda: True)
     monkeypatch.setattr(sys, 'platform', 'win32')
     with pytest.raises(RuntimeError, match="if __name__ == '__main__'.*n_cores=1.*client"):
         run_experiment_instances(insts('/tmp/never') * 2, n_cores=2, show_progress=False)

@@ -11,9 +11,10 @@ __all__ = ['ExperimentConfig', 'load_experiment_config', 'ExperimentInstance', '
 from .config import ExperimentConfig, load_experiment_config
 from .experiment_instance import ExperimentInstance, load_experiment_instance, InstanceFileError
 from .agent_mdp_interaction import MDPLoop
-from .experiment_instances import (save_instances_to_folder, run_experiment_instance, run_experiment_instances,
-                                                          register_mdp_class, register_agent_class, RunSummary, ExperimentRunsFailed,
-                                                          local_client)
+from .registry import save_instances_to_folder, register_mdp_class, register_agent_class
+from .single_run import run_experiment_instance
+from .workers import local_client
+from .experiment_instances import run_experiment_instances, RunSummary, ExperimentRunsFailed
 _all_ = ['ExperimentConfig', 'load_experiment_config', 'ExperimentInstance', 'load_experiment_instance', 'InstanceFileError', 'MDPLoop',
          'save_instances_to_folder', 'run_experiment_instance', 'run_experiment_instances', 'register_mdp_class', 'register_agent_class',
          'RunSummary', 'ExperimentRunsFailed', 'local_client']

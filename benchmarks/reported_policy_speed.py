@@ -11,7 +11,7 @@ the states whose greedy action differs (near-ties within the planners' accuracy)
 import argparse, time
 import numpy as np
 from colosseum_nb.config import kernel
-from colosseum_nb.agent.mdp_models import mean_discounted_vi, _mean_improvement_sweep, _mp_stop
+from colosseum_nb.agent.mdp_models import mean_discounted_vi, _mean_improvement_sweep, mcqueen_porteus_stop
 from colosseum_nb.agent.agents import agent_class
 from colosseum_nb.benchmark.benchmark import build_benchmark_mdps
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop
@@ -24,7 +24,7 @@ def gauss_seidel_vi(N, Nsa, supp, nsupp, c, R, gamma, V, Q, tol, max_iter, n_eva
     Vn, pol = np.empty(S), np.zeros(S, np.int64)
     for it in range(max_iter):
         lo, hi = _mean_improvement_sweep(N, Nsa, supp, nsupp, c, R, gamma, V, Vn, Q, pol)
-        if _mp_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
+        if mcqueen_porteus_stop(V, Vn, Q, gamma, tol, lo, hi): return it + 1
         V[:] = Vn
         tot = V.sum()
         for e in range(n_eval):

@@ -68,7 +68,7 @@ from colosseum_nb.agent.agents.infinite_horizon import UCRL2Continuous, UCRL2BCo
 from colosseum_nb.agent.agents.infinite_horizon import KLUCRLContinuous, PSRLContinuous
 from colosseum_nb.utils import make_mdp_spec
 from colosseum_nb.experiment.agent_mdp_interaction import MDPLoop, _TOL, _MAX_ITER
-from colosseum_nb.dynamic_programming import _policy_state_gains, _BAND_MEM_CAP, _BAND_WORK_CAP
+from colosseum_nb.dynamic_programming import policy_state_gains, BAND_MEM_CAP, BAND_WORK_CAP
 
 def _plain_psrl(seed, spec, T, sampling):
     "Plain PSRL with the reference's transition prior (pseudo-count 1) and a reward prior of mean 0.5, as its Beta(1, 1)."
@@ -117,8 +117,8 @@ def ours(seed, steps, log_every, name='UCRL2'):
 def _gains(mdp, pi):
     "The gain of the stationary policy `pi` from every state (the loop's exact solver)."
     sp = mdp.sparse
-    g, status = _policy_state_gains(sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.ascontiguousarray(pi, dtype=np.float64),
-                                    np.zeros(mdp.n_states), _TOL, _MAX_ITER, _BAND_MEM_CAP, _BAND_WORK_CAP)
+    g, status = policy_state_gains(sp.ptr, sp.nxt, sp.prob, np.ascontiguousarray(sp.R, dtype=np.float64), np.ascontiguousarray(pi, dtype=np.float64),
+                                    np.zeros(mdp.n_states), _TOL, _MAX_ITER, BAND_MEM_CAP, BAND_WORK_CAP)
     assert status == 0
     return g
 

@@ -19,7 +19,7 @@ from .utils import atomic_write
 from .validators import check_int, check_positive
 from .mdp.base import BaseMDP, EpisodicMDP
 import colosseum_nb.mdp.values  # patches the optimal values onto `BaseMDP`
-from .dynamic_programming import check_sparse_mdp, reference_dvi, DP_MAX_ITERATION, _scc, _reference_dp
+from .dynamic_programming import check_sparse_mdp, reference_dvi, DP_MAX_ITERATION, strong_components, reference_dp
 
 # %% ../nbs/04_hardness.ipynb #a9a29c03
 def _checked(ptr, nxt, prob, S, A, dtype=np.float64):
@@ -60,7 +60,7 @@ def strongly_connected_components(gptr, # int (n+1,) CSR row pointers of a direc
         raise ValueError("gptr: must start at 0, be non-decreasing and end at len(gadj)")
     n = len(gptr) - 1
     if len(gadj) and (gadj.min() < 0 or gadj.max() >= n): raise ValueError(f"gadj: nodes must lie in 0..{n - 1}")
-    return _scc(gptr, gadj)
+    return strong_components(gptr, gadj)
 
 # %% ../nbs/04_hardness.ipynb #e8d5ab92
 class MDPCommunicationClass(IntEnum):
@@ -86,21 +86,21 @@ def _merge_round(ptr, nxt, prob, S, A, comp, nc):
     for i in range(m): gptr[src[i] + 1] += 1
     gptr = np.cumsum(gptr)
     gadj = dst[:m][np.argsort(src[:m], kind='mergesort')]
-    c2, n2 = _scc(gptr, gadj)
+    c2, n2 = strong_components(gptr, gadj)
     return c2[comp], n2
 
 @kernel
 def _communication(ptr, nxt, prob, S, A):
     "0 ergodic, 1 communicating, 2 weakly communicating, or minus the number of closed classes when there are several."
     g, adj = _state_graph(ptr, nxt, prob, S, A, True)
-    comp, nc = _scc(g, adj)
+    comp, nc = strong_components(g, adj)
     while nc > 1:
         comp2, n2 = _merge_round(ptr, nxt, prob, S, A, comp, nc)
         if n2 == nc: break
         comp, nc = comp2, n2
     if nc == 1: return 0
     g, adj = _state_graph(ptr, nxt, prob, S, A, False)
-    comp, nc = _scc(g, adj)
+    comp, nc = strong_components(g, adj)
     if nc == 1: return 1
     leaves = np.zeros(nc, np.bool_)
     for i in range(S):
@@ -261,7 +261,7 @@ def reference_continuous_diameter(ptr, # int (S*A+1,) row pointers
                                  )->float:
     "Colosseum's continuous diameter (float32 value iteration per target, stopped at `eps`)."
     ptr, nxt, p32 = _checked(ptr, nxt, prob32, S, A, np.float32)
-    if _scc(*_state_graph(ptr, nxt, p32, S, A, False))[1] > 1: return np.inf  # some state cannot reach another
+    if strong_components(*_state_graph(ptr, nxt, p32, S, A, False))[1] > 1: return np.inf  # some state cannot reach another
     if S > 1000:
         D = _ref_hitting_jacobi(ptr, nxt, p32, S, A, DP_MAX_ITERATION)
         if np.isnan(D): raise RuntimeError(f"no convergence in {DP_MAX_ITERATION} sweeps")
@@ -270,7 +270,7 @@ def reference_continuous_diameter(ptr, # int (S*A+1,) row pointers
     for e in range(S):
         R[e] = 0
         nnz = ptr[-1] - (ptr[(e + 1) * A] - ptr[e * A]) + A
-        Q, V, it = _reference_dp(ptr, nxt, p32, R, 1.0, np.float32(eps), _uses_jacobi(S, A, nnz), _NOPI32, 0, False, 0.0, DP_MAX_ITERATION, e)
+        Q, V, it = reference_dp(ptr, nxt, p32, R, 1.0, np.float32(eps), _uses_jacobi(S, A, nnz), _NOPI32, 0, False, 0.0, DP_MAX_ITERATION, e)
         if it == 0: raise RuntimeError(f"no convergence for target {e} in {DP_MAX_ITERATION} sweeps")
         R[e] = -1
         D = max(D, -float(V.min()))

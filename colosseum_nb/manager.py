@@ -22,7 +22,7 @@ from .utils import make_mdp_spec, MDPSpec
 from .mdp.base import RewardDist, BaseMDP
 from .dynamic_programming import episodic_policy_evaluation, policy_gain
 from .experiment.agent_mdp_interaction import MDPLoop, mdp_baselines, LOG_COLUMNS, AGENT_INDICATORS
-from .experiment.experiment_instance import _RestrictedUnpickler
+from .experiment.experiment_instance import RestrictedUnpickler
 from .utils import atomic_write
 from .validators import check_int
 from .snapshot import encode, decode, to_plain, restore
@@ -517,7 +517,7 @@ def _load(path, kind:str):
     except (OSError, UnicodeDecodeError) as e: raise ManagerFileError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
     head, _, body = text.partition('\n')
     if head != f"{_HEADER} {kind}": raise ManagerFileError(f"{path}: not a colosseum_nb {kind} file (its first line is {head[:60]!r})")
-    try: return _RestrictedUnpickler(io.BytesIO(base64.b64decode(body.strip(), validate=True))).load()
+    try: return RestrictedUnpickler(io.BytesIO(base64.b64decode(body.strip(), validate=True))).load()
     except Exception as e: raise ManagerFileError(f"{path}: refused ({type(e).__name__}: {e})") from None
 
 # %% ../nbs/11_manager.ipynb #109d108c

@@ -10,8 +10,8 @@ import numpy as np
 import gin
 from fastcore.basics import patch
 from .non_tabular import import_torch, sample_action
-from .dqn import mlp, seeded, _sonnet_init
-from .actor_critic import ActorCritic, lambda_returns, _probs
+from .dqn import mlp, seeded, sonnet_init
+from .actor_critic import ActorCritic, lambda_returns, softmax_probs
 
 torch = import_torch()
 
@@ -21,7 +21,7 @@ class PolicyValueRNN(torch.nn.Module):
     def __init__(self, n_in:int, hidden:list, n_actions:int):
         super().__init__()
         self.torso, self.core = mlp(n_in, hidden, activate_final=True), torch.nn.LSTMCell(hidden[-1], hidden[-1])
-        self.policy_head, self.value_head = _sonnet_init(torch.nn.Linear(hidden[-1], n_actions)), _sonnet_init(torch.nn.Linear(hidden[-1], 1))
+        self.policy_head, self.value_head = sonnet_init(torch.nn.Linear(hidden[-1], n_actions)), sonnet_init(torch.nn.Linear(hidden[-1], 1))
         self.width = hidden[-1]
 
     def initial_state(self, batch:int=1)->tuple: return torch.zeros(batch, self.width), torch.zeros(batch, self.width)
@@ -57,7 +57,7 @@ class ActorCriticRNN(ActorCritic):
 def _act(self:ActorCriticRNN, obs, h, first):
     if first: self.state = self.rollout_state = self.net.initial_state()
     with torch.no_grad(): logits, _, self.state = self.net.step(torch.from_numpy(obs.reshape(1, -1)), self.state)
-    return sample_action(self.rng, _probs(logits)[0])
+    return sample_action(self.rng, softmax_probs(logits)[0])
 
 @patch
 def _loss(self:ActorCriticRNN, obs, a, r, d):
@@ -81,7 +81,7 @@ def _learn(self:ActorCriticRNN, obs, a, r, obs_next, terminal, h):
 
 @patch
 def _table_outputs(self:ActorCriticRNN, obs):
-    with torch.no_grad(): return _probs(self.net.step(torch.from_numpy(obs.reshape(len(obs), -1)), self.net.initial_state(len(obs)))[0])
+    with torch.no_grad(): return softmax_probs(self.net.step(torch.from_numpy(obs.reshape(len(obs), -1)), self.net.initial_state(len(obs)))[0])
 
 # %% ../../nbs/05s_agent.actor_critic_rnn.ipynb #a62a2b98
 @gin.configurable(module='colosseum_nb.agent.agents.episodic')

@@ -11,9 +11,10 @@ import copy
 import numpy as np
 import gin
 from fastcore.basics import patch
-from .base import Choice, check_int, check_number
+from .base import Choice, check_number
+from ..validators import check_int
 from .non_tabular import NonTabularAgent, import_torch
-from .dqn import Replay, seeded, sgd_step, _greedy_action
+from .dqn import Replay, seeded, sgd_step, greedy_action
 
 torch = import_torch()
 
@@ -89,7 +90,7 @@ def _ensemble_q(net, obs)->np.ndarray:
 
 @patch
 def _act(self:BootDQN, obs, h, first):
-    return _greedy_action(self.rng, _ensemble_q(self.ensemble, obs[None])[self.active_head, 0])
+    return greedy_action(self.rng, _ensemble_q(self.ensemble, obs[None])[self.active_head, 0])
 
 @patch
 def _loss(self:BootDQN, b:dict):

@@ -10,7 +10,7 @@ import numpy as np
 from fastcore.basics import patch
 from .non_tabular import import_torch
 from .lockstep import stacked_forward
-from .lockstep_ac import LockstepActorCritic, LockstepActorCriticRNN, _ac_terms, masked_heads, gate_scale, lstm_cell, clip_runs
+from .lockstep_ac import LockstepActorCritic, LockstepActorCriticRNN, actor_critic_loss, masked_heads, gate_scale, lstm_cell, clip_runs
 from .device import device_uniforms, device_sample, DeviceRuns, StepPlan
 
 torch = import_torch()
@@ -87,7 +87,7 @@ def _schedule(self:DeviceActorCritic, learning:np.ndarray, terminal:np.ndarray)-
 def _seq_loss(self:DeviceActorCritic, b:dict, due):
     "The summed losses of every run on its sequence `b` (the runs not due masked to zero by `b['mask']`)."
     logits, v = self._net(b['obs'])
-    return _ac_terms(self, b, logits, v)
+    return actor_critic_loss(self, b, logits, v)
 
 @patch
 def _clip(self:DeviceActorCritic):
@@ -183,7 +183,7 @@ def _seq_loss(self:DeviceActorCriticRNN, b:dict, due):
     logits, v = self._logits_values(e, hs)
     k = (b['T'] - 1).clamp(min=0, max=hs.shape[1] - 1)
     self.rollout = [torch.where(due[:, None, None], x[self.runs, k][:, None].detach(), r) for r, x in zip(self.rollout, (hs, cs))]
-    return _ac_terms(self, b, logits, v, self.entropy_cost)
+    return actor_critic_loss(self, b, logits, v, self.entropy_cost)
 
 @patch
 def _clip(self:DeviceActorCriticRNN):

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['torch', 'MASKED', 'stacked_policy_value', 'StackedSequences', 'stacked_lambda_returns', 'masked_heads',
-           'LockstepActorCritic', 'gate_scale', 'lstm_cell', 'clip_runs', 'LockstepActorCriticRNN']
+           'LockstepActorCritic', 'actor_critic_loss', 'gate_scale', 'lstm_cell', 'clip_runs', 'LockstepActorCriticRNN']
 
 # %% ../../nbs/05x_agent.lockstep_ac.ipynb #1d7503bf
 import numpy as np
@@ -12,6 +12,7 @@ from .non_tabular import import_torch
 from .actor_critic import ActorCritic
 from .actor_critic_rnn import ActorCriticRNN
 from .lockstep import LockstepEngine, StackedAdam, stacked_forward, stacked_linear, sample_masked
+from fastcore.basics import patch
 
 torch = import_torch()
 
@@ -19,7 +20,7 @@ torch = import_torch()
 MASKED = -1e9   # the logit of an action a run's MDP lacks
 
 def _linear_draw(g, fan_in:int, cols:int):
-    "The weight, transposed `(fan_in, cols)`, of `_sonnet_init(torch.nn.Linear(fan_in, cols))` built from generator `g` (its bias is zero)."
+    "The weight, transposed `(fan_in, cols)`, of `sonnet_init(torch.nn.Linear(fan_in, cols))` built from generator `g` (its bias is zero)."
     torch.empty(cols, fan_in).uniform_(generator=g); torch.empty(cols).uniform_(generator=g)   # `torch.nn.Linear`'s own draws
     std, w = 1.0 / np.sqrt(fan_in), torch.empty(cols, fan_in)
     torch.nn.init.trunc_normal_(w, std=std, a=-2 * std, b=2 * std, generator=g)
@@ -153,7 +154,7 @@ def _ac_act(self:LockstepActorCritic, idx, obs, first)->np.ndarray:
     with torch.no_grad(): logits, _ = self._net(self._params(idx), idx, obs[:, None])
     return sample_masked(_probs(logits[:, 0]), u)
 
-def _ac_terms(self:LockstepActorCritic, b:dict, logits, v, entropy_cost:float=None):
+def actor_critic_loss(self:LockstepActorCritic, b:dict, logits, v, entropy_cost:float=None):
     "The sum over the drained runs of their actor and critic losses (and entropy bonus), from logits `(M, T+1, A)` and values `(M, T+1)` on their sequences `b`."
     m = b['mask']
     G = stacked_lambda_returns(b['r'], self.discount * b['d'], v.detach(), b['T'], self.td_lambda)
@@ -166,7 +167,7 @@ def _ac_terms(self:LockstepActorCritic, b:dict, logits, v, entropy_cost:float=No
 def _ac_loss(self:LockstepActorCritic, b:dict):
     "The summed loss of the drained runs `b['idx']` on their sequences `b` (the other runs are not computed)."
     logits, v = self._net(self._params(b['idx']), b['idx'], b['obs'])
-    return _ac_terms(self, b, logits, v)
+    return actor_critic_loss(self, b, logits, v)
 
 def _ac_outputs(self:LockstepActorCritic, idx, x=None):
     "Action probabilities `(M, rows, A)` of runs `idx` on their tables (or on inputs `x` `(M, rows, D)`), exactly 0 on padded actions."
@@ -188,8 +189,16 @@ def _ac_learn(self:LockstepActorCritic, idx, obs, a, r, obs_next, terminal):
     self.version[due] += 1
 
 LockstepActorCritic.act, LockstepActorCritic.learn, LockstepActorCritic._loss, LockstepActorCritic._outputs = _ac_act, _ac_learn, _ac_loss, _ac_outputs
-LockstepActorCritic._clip = lambda self, active: None   # the feed-forward class does not clip its gradients
-LockstepActorCritic._policy_from = lambda self, out: out / out.sum(-1, keepdims=True)   # `policy_kind = 'probs'`
+
+@patch
+def _clip(self:LockstepActorCritic, active):
+    "Clip the gradients of the `active` runs: nothing to do, the feed-forward class does not clip them (`LockstepActorCriticRNN` does)."
+    return None
+
+@patch
+def _policy_from(self:LockstepActorCritic, out:np.ndarray)->np.ndarray:
+    "The policy of a run's outputs on its table: its action probabilities, normalised (`policy_kind = 'probs'`)."
+    return out / out.sum(-1, keepdims=True)
 
 # %% ../../nbs/05x_agent.lockstep_ac.ipynb #93200e4c
 def gate_scale(width:int, device='cpu'):
@@ -271,7 +280,7 @@ def _rnn_loss(self:LockstepActorCriticRNN, b:dict):
     logits, v = self._heads(P[-4:], idx, e + torch.relu(hs))
     k, rows = (b['T'] - 1).clamp(min=0).clamp(max=hs.shape[1] - 1), torch.arange(len(idx), device=self.device)
     self.rollout_state = tuple(s.index_copy(0, ti, x[rows, k][:, None].detach()) for s, x in zip(self.rollout_state, (hs, cs)))
-    return _ac_terms(self, b, logits, v, self.entropy_cost)
+    return actor_critic_loss(self, b, logits, v, self.entropy_cost)
 
 def _rnn_clip(self:LockstepActorCriticRNN, active):
     "Clip each run's gradient to a global norm of 5 over its own parameters (`clip_runs`)."

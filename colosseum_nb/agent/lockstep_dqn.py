@@ -12,6 +12,7 @@ from .non_tabular import import_torch, epsilon_greedy_policy
 from .dqn import DQN, needs_online_next, acts_by_probabilities
 from .boot_dqn import BootDQN
 from .lockstep import LockstepEngine, StackedAdam, stacked_mlp, stacked_forward, masked_greedy, sample_masked
+from fastcore.basics import patch
 
 torch = import_torch()
 
@@ -116,7 +117,10 @@ def _probabilities(self:LockstepDQN, idx, q:np.ndarray)->np.ndarray:
     for k in np.unique(n): rows = n == k; p[rows, :k] = self.proto.action_probabilities(q[rows, :k])
     return p
 
-LockstepDQN._behaviour_from = lambda self, out: self.proto.action_probabilities(out)   # out: one run's outputs on its own actions
+@patch
+def _behaviour_from(self:LockstepDQN, out:np.ndarray)->np.ndarray:
+    "The behaviour policy of one run's outputs `out` on its own actions: its agent's `action_probabilities` (epsilon-greedy for DQN)."
+    return self.proto.action_probabilities(out)
 
 # %% ../../nbs/05w_agent.lockstep_dqn.ipynb #6fd8e865
 def _sgd(self:LockstepDQN, idx):

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 import numpy as np
 import gin
 from fastcore.basics import patch
-from .base import Choice, check_int
+from .base import Choice
+from ..validators import check_int
 from .non_tabular import NonTabularAgent, import_torch, epsilon_greedy_policy
 
 # %% ../../nbs/05u_agent.sb3.ipynb #da7eca61

@@ -6,7 +6,7 @@
 __all__ = ['sample_agent_hyperparameters']
 
 # %% ../../nbs/05t_agent.utils.ipynb #0496ba8b
-from .base import check_int
+from ..validators import check_int
 from .agents import agent_class as _agent_class
 
 # %% ../../nbs/05t_agent.utils.ipynb #1fb422a9

@@ -19,8 +19,8 @@ from ..experiment.config import load_experiment_config
 from ..experiment.agent_mdp_interaction import LOG_COLUMNS
 from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark, parse_mdp_gin
 from ..benchmark.run import agents_configs_from, instantiate_and_get_exp_instances_from_agents_and_benchmarks
-from .results import (load_results, benchmark_folders, final_values, summary_table, _with_mdp_info,
-                                           _categorical, _ID_COLUMNS)
+from .results import (load_results, benchmark_folders, final_values, summary_table, with_mdp_info,
+                                           as_categorical, ID_COLUMNS)
 from .statistics import scores_from_results, aggregate_metrics, pairwise_improvement, common_tasks
 
 # %% ../../nbs/10d_analysis.published.ipynb #e1cf0008
@@ -157,7 +157,7 @@ def _published_table(folder:Path, curves:bool, hardness:bool, complete:bool=True
     runs = pd.DataFrame(dict(benchmark=folder.name, mdp=fin.mdp, mdp_class=split(fin.mdp, 1), mdp_scope=split(fin.mdp, 0), agent=fin.agent,
                              agent_class=split(fin.agent, 1), agent_scope=split(fin.agent, 0), seed=fin.seed, time_cut=fin.time_cut.astype(bool),
                              last_training_step=fin.last_training_step))
-    runs = _with_mdp_info(runs, folder, hardness)
+    runs = with_mdp_info(runs, folder, hardness)
     values = t.drop(columns=[c for c in ('made_by', 'time_cut', 'last_training_step') if c in t])
     out = runs.merge(values, on=_RUN_KEYS, how='right')
     out = out[list(runs.columns) + sorted(c for c in values.columns if c not in runs.columns)]
@@ -182,7 +182,7 @@ def load_published(benchmarks=None, # a benchmark name or a list of them (defaul
         unknown = want - set(df.agent_class)
         if unknown: raise ValueError(f"agents {sorted(unknown)}: not among the shipped agents {sorted(set(df.agent_class))}")
         df = df[df.agent_class.isin(want)].reset_index(drop=True)
-    df = _categorical(df)
+    df = as_categorical(df)
     df.attrs['max_rows'] = CURVE_POINTS if curves else 1
     return df
 
@@ -287,7 +287,7 @@ def compare_with_published(results, # your results folder (one benchmark, or a r
         tables.append(pd.concat([pub.astype({c: object for c in pub.columns if isinstance(pub[c].dtype, pd.CategoricalDtype)}),
                                  mine.astype({c: object for c in mine.columns if isinstance(mine[c].dtype, pd.CategoricalDtype)})], ignore_index=True))
     if not tables: raise ValueError(f"{results}: none of its benchmarks is shipped ({', '.join(sorted(shipped))})")
-    df = _categorical(pd.concat(tables, ignore_index=True)[tables[0].columns])
+    df = as_categorical(pd.concat(tables, ignore_index=True)[tables[0].columns])
     df.attrs.update(max_rows=CURVE_POINTS, yours=sorted(set(yours)))  # `yours`: the agents of your results, as named in the table
     return df
 

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.stats
-from .results import final_values, lower_is_better, _indicator
+from .results import final_values, lower_is_better, results_indicator
 
 # %% ../../nbs/10a_analysis.statistics.ipynb #ac16fa35
 def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its `final_values`
@@ -20,7 +20,7 @@ def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its 
                         normalized_score:bool=True # turn a normalised regret into the score `1 - per-step regret` (higher is better)
                        )->tuple:
     "(scores, tasks): `scores` maps each agent to a (runs, tasks) array of final values, seeds that some task lacks dropped."
-    indicator = _indicator(df, indicator)
+    indicator = results_indicator(df, indicator)
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, True)
     task = fv['mdp'].astype(object).astype(str) if fv['benchmark'].nunique() == 1 else fv['benchmark'].astype(object).astype(str) + '/' + fv['mdp'].astype(object).astype(str)
     fv = fv.assign(task=task.to_numpy())

@@ -7,7 +7,7 @@ __all__ = ['BENCHMARK_DATA', 'DEFAULT_EXPERIMENT_CONFIG', 'CACHED_HYPERPARAMETER
            'ColosseumDefaultBenchmark', 'default_benchmark_names', 'unknown_class_message', 'MDPConfig',
            'parse_mdp_gin', 'resolve_benchmark', 'benchmark_experiment_config', 'benchmark_mdp_configs',
            'build_benchmark_mdps', 'ColosseumBenchmark', 'get_benchmark', 'mdp_gin_text', 'BenchmarkFolderError',
-           'hardness_table']
+           'differences_error', 'hardness_table']
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #100f4f54
 import ast, io, re, time, tokenize, importlib.resources
@@ -385,7 +385,7 @@ def folder_differences(self:ColosseumBenchmark, folder # a results folder
     return out
 
 # %% ../../nbs/07_benchmark.benchmark.ipynb #10156213
-def _refuse(folder, what, diffs):
+def differences_error(folder, what, diffs):
     "A `BenchmarkFolderError` listing (up to 8 of) the differences."
     more = f"; and {len(diffs) - 8} more" if len(diffs) > 8 else ''
     return BenchmarkFolderError(f"{folder} already holds {what}; nothing there was changed. Differences: {'; '.join(diffs[:8])}{more}. "
@@ -397,7 +397,7 @@ def instantiate(self:ColosseumBenchmark, folder # the benchmark's results folder
     "Write the benchmark's configs into `folder`, refusing a folder that holds a different benchmark."
     folder = Path(folder)
     diffs = self.folder_differences(folder)
-    if diffs: raise _refuse(folder, f"a different benchmark than {self.name}", diffs)
+    if diffs: raise differences_error(folder, f"a different benchmark than {self.name}", diffs)
     for name, text in self.mdps_gin_configs.items():
         f = folder / 'mdp_configs' / f'{name}.gin'
         if not f.exists(): atomic_write(f, text)

@@ -16,7 +16,7 @@ from fastcore.basics import patch
 from ..config import kernel, KERNEL_FLAGS, is_stop_when_optimal
 from ..mdp.base import TimeStep, StepType, _sample_start, _sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
-from ..dynamic_programming import _policy_state_gains, _policy_first_values, _BAND_MEM_CAP, _BAND_WORK_CAP
+from ..dynamic_programming import policy_state_gains, policy_first_values, BAND_MEM_CAP, BAND_WORK_CAP
 from ..utils import seed_numba, make_mdp_spec, did_you_mean
 from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, _mdp_arrays, _clock, RegretKernels, RAW_WIDTH, observation_fn, wants_observations
 from ..agent.agents import AGENTS, agent_class
@@ -93,7 +93,7 @@ def _continuous_slot(ws, pi, changed):
     slot, h = _cache_lookup(cache_pi, ch, meta, pi, changed)
     failed = False
     if slot < 0:
-        g, status = _policy_state_gains(ptr, nxt, prob, R, _relabel(pi, order), warm, consts[2], lim[0], lim[1], float(lim[2]))
+        g, status = policy_state_gains(ptr, nxt, prob, R, _relabel(pi, order), warm, consts[2], lim[0], lim[1], float(lim[2]))
         failed = status != 0
         slot = _cache_store(cache_pi, ch, meta, pi, h); meta[3] += 1
         for i in range(order.shape[0]): cache_v[slot, order[i]] = g[i]
@@ -119,7 +119,7 @@ def _episodic_slot(ws, pi, changed):
     ptr, nxt, prob, R, consts, cache_pi, cache_v, meta, mu, Vstar, Vworst, bw, ch, dd = ws
     slot, h = _cache_lookup(cache_pi, ch, meta, pi, changed)
     if slot < 0:
-        V0 = _policy_first_values(ptr, nxt, prob, R, pi)
+        V0 = policy_first_values(ptr, nxt, prob, R, pi)
         slot = _cache_store(cache_pi, ch, meta, pi, h); cache_v[slot] = V0; meta[3] += 1
     else:
         meta[2] = slot; meta[4] += 1
@@ -302,7 +302,7 @@ class MDPLoop:
         self.use_numba = nb is not None and self.observe is None if use_numba is None else bool(use_numba)
         self.logs, self.last_training_step, self.stopped_optimal_at, self.stop_when_optimal = None, -1, -1, None
         self.solver_failures, self.first_solver_failure_step = 0, -1
-        self.gain_limits = dict(tol=_TOL, max_iter=_MAX_ITER, mem_cap=_BAND_MEM_CAP, work_cap=_BAND_WORK_CAP)   # of the continuous regret's solver
+        self.gain_limits = dict(tol=_TOL, max_iter=_MAX_ITER, mem_cap=BAND_MEM_CAP, work_cap=BAND_WORK_CAP)   # of the continuous regret's solver
 
     @staticmethod
     def get_indicators()->list:

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['EXPERIMENT_SEPARATOR_PRMS', 'EXPERIMENT_SEPARATOR_MDP_AGENT', 'ExperimentInstance', 'InstanceFileError',
-           'load_experiment_instance', 'dump_experiment_instance']
+           'RestrictedUnpickler', 'load_experiment_instance', 'dump_experiment_instance']
 
 # %% ../../nbs/06b_experiment.experiment_instance.ipynb #eb62de91
 import io, os, pickle
@@ -83,7 +83,7 @@ class InstanceFileError(ValueError):
 
 class _Refused(pickle.UnpicklingError): "A global that an instance file may not contain."
 
-class _RestrictedUnpickler(pickle.Unpickler):
+class RestrictedUnpickler(pickle.Unpickler):
     "Unpickler that resolves only the package's instance classes."
     def find_class(self, module, name):
         if (module, name) in _ALLOWED:
@@ -99,7 +99,7 @@ def load_experiment_instance(path # a file written by `save_instances_to_folder`
     path = Path(path)
     try: data = path.read_bytes()
     except OSError as e: raise InstanceFileError(f"{path}: cannot read the experiment instance ({e.strerror})") from None
-    try: obj = _RestrictedUnpickler(io.BytesIO(data)).load()
+    try: obj = RestrictedUnpickler(io.BytesIO(data)).load()
     except _Refused as e: raise InstanceFileError(f"{path}: {e}") from None
     except Exception as e: raise InstanceFileError(f"{path}: not a valid experiment-instance pickle ({type(e).__name__}: {e})") from None
     if not isinstance(obj, ExperimentInstance): raise InstanceFileError(f"{path}: contains a {type(obj).__name__}, not an ExperimentInstance")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .. import config
-from ..benchmark.run import _agent_cls, agent_scopes, _BINDING
+from ..benchmark.run import as_agent_class, agent_scopes, GIN_BINDING
 from ..utils import atomic_write
 from ..experiment.logs import log_files, parse_experiment_label, last_log_row, time_exceeded_runs
 
@@ -27,7 +27,7 @@ def hyperopt_scores(agent_class, # an agent class or its name
                     reduce=np.mean # values -> score; the smallest score wins (negate to maximise)
                    )->pd.DataFrame:
     "One row per configuration: its score, runs, time-cut runs and missing runs."
-    cls = _agent_cls(agent_class); bench = _hp_folder(cls, folder)
+    cls = as_agent_class(agent_class); bench = _hp_folder(cls, folder)
     cut, rows, skipped = time_exceeded_runs(bench), [], []
     for label, seed, p in log_files(bench):
         _, _, scope, agent = parse_experiment_label(label)
@@ -55,7 +55,7 @@ def _scope_text(text, scope):
     "The lines of one scope of an agent gin text, renamed to `prms_0` (import lines kept)."
     out = []
     for l in text.splitlines():
-        m = _BINDING.match(l)
+        m = GIN_BINDING.match(l)
         if m is None and l.strip(): out.append(l.strip())
         elif m is not None and m['scope'] == scope: out.append('prms_0/' + l.strip()[len(scope) + 1:])
     return '\n'.join(out) + '\n'
@@ -66,7 +66,7 @@ def get_best_agent_gin_config(agent_class, # an agent class or its name
                               reduce=np.mean # values -> score; the smallest score wins (negate to maximise)
                              )->str:
     "The gin text (scope `prms_0`) of the best configuration of an agent class."
-    cls = _agent_cls(agent_class)
+    cls = as_agent_class(agent_class)
     scores = hyperopt_scores(cls, folder, indicator, reduce)
     best = scores.index[int(np.argmin(scores.score.to_numpy()))]
     if scores.time_cut.sum(): warnings.warn(f"{cls.__name__}: {int(scores.time_cut.sum())} of {int(scores.runs.sum())} runs were cut by the time budget (counted in the scores)")
@@ -93,7 +93,7 @@ def retrieve_best_agent_config_from_hp_folder(agent_classes:list=None, # agent c
                                               use_latest:bool=True # return `latest_hyprms/<Agent>.gin` where it exists
                                              )->dict:
     "{agent class: gin text of its best configuration} from a hyperparameter search."
-    classes = [_agent_cls(a) for a in agent_classes] if agent_classes is not None else _classes_in(folder)
+    classes = [as_agent_class(a) for a in agent_classes] if agent_classes is not None else _classes_in(folder)
     if not classes: raise ValueError(f"{config.get_hyperopt_folder() if folder is None else folder}: no hyperparameter-optimisation results")
     out = {}
     for cls in classes:
@@ -105,4 +105,4 @@ def save_best_agent_configs(agents_configs:dict, # {agent class: gin text}, e.g.
                             folder=None # the hyperparameter-optimisation root (default: `config.get_hyperopt_folder()`)
                            )->list:
     "Write `latest_hyprms/<Agent>.gin` files, which selection then returns; return the paths."
-    return [atomic_write(_latest(_agent_cls(c), folder), t) for c, t in agents_configs.items()]
+    return [atomic_write(_latest(as_agent_class(c), folder), t) for c, t in agents_configs.items()]

@@ -12,7 +12,7 @@ import numpy as np
 from ..config import is_reference_compatible
 from ..agent.base import sample_value
 from ..benchmark.benchmark import ColosseumBenchmark, MDP_CLASSES, mdp_gin_text
-from ..benchmark.run import _agent_cls
+from ..benchmark.run import as_agent_class
 from .base import HyperOptConfig, SMALL_HYPEROPT_CONF
 
 # %% ../../nbs/07d_hyperopt.utils.ipynb #2ca6df4b
@@ -26,7 +26,7 @@ def sample_agent_parameters(agent_class, # an agent class or its name
                             reference_compatible:bool=None # Colosseum's shared draws (`None`: the package setting)
                            )->list:
     "`n` configurations (dicts of hyperparameters) drawn uniformly from the class's search space."
-    cls = _agent_cls(agent_class)
+    cls = as_agent_class(agent_class)
     if is_reference_compatible(reference_compatible): return cls.sample_parameters(n, seed, reference_compatible=True)
     out = []
     for i in range(n):
@@ -40,7 +40,7 @@ def sample_agent_gin_configs(agent_class, # an agent class or its name
                              reference_compatible:bool=None # Colosseum's shared draws (`None`: the package setting)
                             )->tuple:
     "The gin texts of `n` sampled configurations, scopes `prms_0` ... `prms_{n-1}`."
-    cls = _agent_cls(agent_class)
+    cls = as_agent_class(agent_class)
     return tuple(cls.produce_gin_file_from_parameters(p, i) for i, p in enumerate(sample_agent_parameters(cls, n, seed, reference_compatible)))
 
 # %% ../../nbs/07d_hyperopt.utils.ipynb #fc611bc6
@@ -73,7 +73,7 @@ def sample_agent_configs_and_benchmarks_for_hyperopt(agent_classes:list, # agent
                                                      )->list:
     "The `(agents_configs, benchmark)` pairs of a hyperparameter search."
     if not isinstance(config, HyperOptConfig): raise ValueError(f"config must be a HyperOptConfig, not {type(config).__name__}")
-    classes = [_agent_cls(a) for a in agent_classes]
+    classes = [as_agent_class(a) for a in agent_classes]
     if not classes: raise ValueError("no agent classes given")
     out = []
     for episodic in (True, False):

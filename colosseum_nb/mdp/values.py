@@ -12,7 +12,7 @@ from ..config import is_reference_compatible
 from .base import BaseMDP
 from ..config import kernel
 from ..dynamic_programming import (backward_induction, episodic_policy_evaluation, discounted_value_iteration,
-    discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe, _layer, _NOPI)
+    discounted_policy_evaluation, greedy_stochastic_policy, policy_gain, reference_dvi, reference_dpe, bellman_layer, NO_POLICY)
 
 # %% ../../nbs/02a_mdp.values.ipynb #ad7070fa
 @patch
@@ -141,7 +141,7 @@ def _relative_vi(ptr, nxt, prob, R, u, tol, max_iter):
     S, A = R.shape
     v, Q = np.empty(S), np.empty((S, A))
     for it in range(max_iter):
-        _layer(ptr, nxt, prob, R, 1.0, _NOPI, 0, u, v, Q)
+        bellman_layer(ptr, nxt, prob, R, 1.0, NO_POLICY, 0, u, v, Q)
         lo, hi = np.inf, -np.inf
         for s in range(S):
             d = v[s] - u[s]; lo, hi = min(lo, d), max(hi, d)

@@ -13,9 +13,10 @@ import gin
 from ....config import kernel
 from ....utils import argmax_random_tie, greedy_one_hot, take_flag
 from ...base import (KernelAgent, NumbaAgent, NumbaAgentFns, terminal_is_episode_end,
-                                     check_number, check_int, check_choice, episode_q_behaviour)
+                                     check_number, check_choice, episode_q_behaviour)
+from ....validators import check_int
 from ...mdp_models import (init_counts, count_update, rng_from_numba, rng_next, rng_normal, gamma_constants,
-                                          rng_uniform, _open_unit, _mt_gamma, _normal_slow, _ZW, _ZK)
+                                          rng_uniform, unit_from_bits, rng_mt_gamma, rng_normal_slow, ZIGGURAT_W, ZIGGURAT_K)
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #4700832d
 OPSRLEpisodicParams = namedtuple('OPSRLEpisodicParams', 'J n0 lo span fast lazy')
@@ -44,7 +45,7 @@ def _opsrl_sample_numpy(state):
                 state.Rj[s, a, j] = prm.lo + prm.span * x / (x + y)
 
 # %% ../../../../nbs/05eb_agent.agents.episodic.opsrl.ipynb #114bd319
-_ZKI = _ZK.astype(np.int64)   # the ziggurat's thresholds as signed integers (all below 2**53)
+_ZKI = ZIGGURAT_K.astype(np.int64)   # the ziggurat's thresholds as signed integers (all below 2**53)
 _M52 = 0x000fffffffffffff
 
 @kernel
@@ -52,7 +53,7 @@ def _zig_candidate(r1):
     "The ziggurat's layer, integer magnitude and candidate normal of the 64-bit `r1`, decoded as a signed number."
     r = np.int64(r1 >> np.uint64(1))
     idx, rabs = r & 0xff, (r >> 9) & _M52
-    x = float(rabs) * _ZW[idx]
+    x = float(rabs) * ZIGGURAT_W[idx]
     return idx, rabs, -x if (r >> 8) & 1 else x
 
 @kernel
@@ -63,7 +64,7 @@ def _mt_fast(bits, d, c, G, m, J):
         for j in range(J):
             i = 2 * (e * J + j)
             idx, rabs, x = _zig_candidate(bits[i])
-            u = _open_unit(bits[i + 1])
+            u = unit_from_bits(bits[i + 1])
             v, x2 = 1.0 + ce * x, x * x
             ok = (rabs < _ZKI[idx]) & (v > 0.0) & (u < 1.0 - 0.0331 * x2 * x2)
             G[e, j] = de * v * v * v if ok else -1.0
@@ -81,14 +82,14 @@ def _mt_finish(st, d, c, r1, r2):
     "The draw of `Gamma(d + 1/3)` whose first attempt, from the 64-bit numbers `r1`, `r2`, the fast tests did not accept; (draw, state)."
     idx, rabs, x = _zig_candidate(r1)
     if rabs >= _ZKI[idx]:
-        x, st = _normal_slow(st, idx, x)
+        x, st = rng_normal_slow(st, idx, x)
         if x != x: x, st = rng_normal(st)
     v = 1.0 + c * x
     if v > 0.0:
         v, x2 = v * v * v, x * x
-        u = _open_unit(r2)
+        u = unit_from_bits(r2)
         if u < 1.0 - 0.0331 * x2 * x2 or _squeeze2(u, c * x, d) or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)): return d * v, st
-    return _mt_gamma(st, d, c)
+    return rng_mt_gamma(st, d, c)
 
 @kernel
 def gamma_block(st, # generator state

@@ -11,8 +11,8 @@ from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number
-from .ucrl2 import (UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_record,
-    _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _evi_done)
+from .ucrl2 import (UCRL2Continuous, UCRL2_FNS, ucrl2_state, ucrl2_record,
+    ucrl2_planned, EVI_MAX_SWEEPS, evi_loop, evi_plain_finish)
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #cee10e68
 @kernel
@@ -141,14 +141,14 @@ def _klucrl_sweep(state, u, it, buffers):
 def _klucrl_evi(state, eps, max_iter):
     "Warm-started extended value iteration on the KL sets; returns the number of sweeps (negative: not converged)."
     S = state.u.shape[0]
-    return _evi_loop(state, np.inf, eps, max_iter, _klucrl_sweep, _evi_done, (np.empty(S), np.empty(S)))
+    return evi_loop(state, np.inf, eps, max_iter, _klucrl_sweep, evi_plain_finish, (np.empty(S), np.empty(S)))
 
 # %% ../../../../nbs/05ma_agent.agents.infinite_horizon.kl_ucrl.ipynb #dfda10a2
 @kernel
 def _klucrl_plan(state):
     _klucrl_bounds(state)
-    _ucrl2_record(state, _klucrl_evi(state, state.prm.eps, _EVI_MAX_SWEEPS))
-    _ucrl2_planned(state)
+    ucrl2_record(state, _klucrl_evi(state, state.prm.eps, EVI_MAX_SWEEPS))
+    ucrl2_planned(state)
 
 @kernel
 def _klucrl_before_start(state, s0): _klucrl_plan(state)

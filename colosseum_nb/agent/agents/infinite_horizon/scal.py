@@ -12,8 +12,8 @@ import gin
 from ....config import kernel
 from ....utils import argmax_random_tie, greedy_ties, take_flag
 from ...base import KernelAgent, NumbaAgent, check_number, check_choice
-from .ucrl2 import (UCRL2Continuous, UCRL2Params, UCRL2State, UCRL2_FNS, ucrl2_state, _ucrl2_bounds,
-    _ucrl2_inner, _ucrl2_record, _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _ucrl2_sweep)
+from .ucrl2 import (UCRL2Continuous, UCRL2Params, UCRL2State, UCRL2_FNS, ucrl2_state, ucrl2_bounds,
+    ucrl2_inner_max, ucrl2_record, ucrl2_planned, EVI_MAX_SWEEPS, evi_loop, ucrl2_sweep)
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #bffb37ce
 SCALParams = namedtuple('SCALParams', UCRL2Params._fields + ('span',))
@@ -41,7 +41,7 @@ def _scal_mixture(state, u, th):
         if Lu[s] <= th: continue
         lo = np.inf
         for a in range(A):
-            v = -_ucrl2_inner(N, Nsa, supp, nsupp, lb, cst, box, s, a, neg, order)
+            v = -ucrl2_inner_max(N, Nsa, supp, nsupp, lb, cst, box, s, a, neg, order)
             if v < lo: lo = v; amin[s] = a
         w[s] = min(1.0, max(0.0, (th - lo) / (Lu[s] - lo)))
 
@@ -55,14 +55,14 @@ def _scal_finish(state, u, Lu, th):
 @kernel
 def _scal_evi(state, c, eps, max_iter):
     "Span-constrained extended value iteration with bound `c`; sets `Q`, `Lu`, `u`, `w`, `amin`; returns the sweeps (negative: not converged)."
-    return _evi_loop(state, c, eps, max_iter, _ucrl2_sweep, _scal_finish, np.empty(0, np.int64))
+    return evi_loop(state, c, eps, max_iter, ucrl2_sweep, _scal_finish, np.empty(0, np.int64))
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #8f4e22ae
 @kernel
 def _scal_plan(state):
-    _ucrl2_bounds(state)
-    _ucrl2_record(state, _scal_evi(state, state.prm.span, state.prm.eps, _EVI_MAX_SWEEPS))
-    _ucrl2_planned(state)
+    ucrl2_bounds(state)
+    ucrl2_record(state, _scal_evi(state, state.prm.span, state.prm.eps, EVI_MAX_SWEEPS))
+    ucrl2_planned(state)
 
 @kernel
 def _scal_before_start(state, s0): _scal_plan(state)
@@ -122,8 +122,8 @@ def span_constrained_evi(N:np.ndarray, # (S, A, S) transition counts (non-negati
     for s in range(S):
         for a in range(A):
             nz = np.flatnonzero(N[s, a]); st.nsupp[s, a] = len(nz); st.supp[s, a, :len(nz)] = nz
-    _ucrl2_bounds(st)
-    sweeps = _scal_evi(st, prm.span, prm.eps, _EVI_MAX_SWEEPS)
+    ucrl2_bounds(st)
+    sweeps = _scal_evi(st, prm.span, prm.eps, EVI_MAX_SWEEPS)
     return dict(Q=st.Q.copy(), u=st.u.copy(), Lu=st.Lu.copy(), w=st.w.copy(), amin=st.amin.copy(), sweeps=int(sweeps))
 
 # %% ../../../../nbs/05mc_agent.agents.infinite_horizon.scal.ipynb #99d906e3

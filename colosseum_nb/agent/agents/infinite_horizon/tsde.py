@@ -11,7 +11,7 @@ from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import NumbaAgent, check_number
-from .psrl import PSRLContinuous, PSRLContinuousState, PSRL_CONTINUOUS_FNS, _psrlc_episode_end_update
+from .psrl import PSRLContinuous, PSRLContinuousState, PSRL_CONTINUOUS_FNS, psrlc_episode_end_update
 
 # %% ../../../../nbs/05n_agent.agents.infinite_horizon.tsde.ipynb #6de45d34
 TSDEState = namedtuple('TSDEState', PSRLContinuousState._fields + ('prev_len',))
@@ -26,7 +26,7 @@ def _tsde_is_episode_end(state, s, a, sp, h, terminal):
 @kernel
 def _tsde_episode_end_update(state):
     state.prev_len[0] = state.ep_steps[0]
-    _psrlc_episode_end_update(state)
+    psrlc_episode_end_update(state)
 
 TSDE_FNS = PSRL_CONTINUOUS_FNS._replace(is_episode_end=_tsde_is_episode_end, episode_end_update=_tsde_episode_end_update)
 

@@ -11,7 +11,7 @@ from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number
-from .ucrl2 import UCRL2Continuous, UCRL2_FNS, ucrl2_state, _ucrl2_solve, _ucrl2_planned
+from .ucrl2 import UCRL2Continuous, UCRL2_FNS, ucrl2_state, ucrl2_solve, ucrl2_planned
 
 # %% ../../../../nbs/05m_agent.agents.infinite_horizon.ucrl2b.ipynb #4ee3ba25
 UCRL2BParams = namedtuple('UCRL2BParams', 'alpha_r alpha_p delta box r_max eps reference gamma policy_tol')
@@ -42,7 +42,7 @@ def _ucrl2b_bounds(state):
 # %% ../../../../nbs/05m_agent.agents.infinite_horizon.ucrl2b.ipynb #2181829b
 @kernel
 def _ucrl2b_plan(state):
-    _ucrl2b_bounds(state); _ucrl2_solve(state); _ucrl2_planned(state)
+    _ucrl2b_bounds(state); ucrl2_solve(state); ucrl2_planned(state)
 
 @kernel
 def _ucrl2b_before_start(state, s0): _ucrl2b_plan(state)

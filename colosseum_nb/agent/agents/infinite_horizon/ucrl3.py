@@ -12,8 +12,8 @@ from collections import namedtuple
 import gin
 from ....config import kernel
 from ...base import KernelAgent, NumbaAgent, check_number, check_choice
-from .ucrl2 import (UCRL2Continuous, UCRL2State, UCRL2_FNS, ucrl2_state, _ucrl2_record,
-                                                              _ucrl2_planned, _EVI_MAX_SWEEPS, _evi_loop, _evi_done)
+from .ucrl2 import (UCRL2Continuous, UCRL2State, UCRL2_FNS, ucrl2_state, ucrl2_record,
+                                                              ucrl2_planned, EVI_MAX_SWEEPS, evi_loop, evi_plain_finish)
 
 # %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #5145b5a6
 _ETA = 1.12   # the peeling ratio of the time-uniform bounds
@@ -267,14 +267,14 @@ def _ucrl3_evi(state, eps, max_iter):
     state.mark_s[:] = -1
     none = np.empty(0, np.int64)                                # the first sweep fills in the work
     w = _UCRL3Sweep(none, none, np.empty(0), none, none, np.inf, state.Nsa.max())
-    return _evi_loop(state, np.inf, eps, max_iter, _ucrl3_sweep, _evi_done, w)
+    return evi_loop(state, np.inf, eps, max_iter, _ucrl3_sweep, evi_plain_finish, w)
 
 # %% ../../../../nbs/05mb_agent.agents.infinite_horizon.ucrl3.ipynb #60c74bd4
 @kernel
 def _ucrl3_plan(state):
     _ucrl3_bounds(state)
-    _ucrl2_record(state, _ucrl3_evi(state, state.prm.eps, _EVI_MAX_SWEEPS))
-    _ucrl2_planned(state)
+    ucrl2_record(state, _ucrl3_evi(state, state.prm.eps, EVI_MAX_SWEEPS))
+    ucrl2_planned(state)
 
 @kernel
 def _ucrl3_before_start(state, s0): _ucrl3_plan(state)

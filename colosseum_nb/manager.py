@@ -29,7 +29,8 @@ from .snapshot import encode, decode, to_plain, restore
 from .agent.base import Choice
 from .config import result_settings, use_settings, get_device, check_device_name, headline_indicator, resolve_indicator, baseline_column
 from .experiment.lockstep import LockstepLoop, lockstep_engine_class, engine_state, set_engine_state
-from .experiment.experiment_instances import agent_class_from_name, mdp_class_from_name, main_reruns_in_workers
+from .experiment.registry import agent_class_from_name, mdp_class_from_name
+from .experiment.workers import main_reruns_in_workers
 
 # %% ../nbs/11_manager.ipynb #c7ad5985
 DEFAULT_OUTPUT_DIR = Path('colosseum_nb_data') / 'temp'  # rlberry's 'rlberry_data/temp', relative to the working directory

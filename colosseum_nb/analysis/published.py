@@ -14,7 +14,8 @@ import pandas as pd
 import yaml
 from .. import __version__, config
 from ..utils import atomic_write
-from ..experiment.experiment_instances import folder_settings, SETTINGS_FILE, run_experiment_instance
+from ..experiment.settings import folder_settings, SETTINGS_FILE
+from ..experiment.single_run import run_experiment_instance
 from ..experiment.config import load_experiment_config
 from ..experiment.agent_mdp_interaction import LOG_COLUMNS
 from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark, parse_mdp_gin

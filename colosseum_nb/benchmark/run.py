@@ -19,8 +19,11 @@ from .benchmark import (ColosseumBenchmark, ColosseumDefaultBenchmark, Benchmark
 from ..experiment.experiment_instance import ExperimentInstance
 from ..experiment.agent_mdp_interaction import precompile
 from ..utils import atomic_write, did_you_mean
-from ..experiment.experiment_instances import (agent_class_from_name, agent_classes, run_experiment_instances,
-                                                          is_complete, local_client, check_settings)
+from ..experiment.registry import agent_class_from_name, agent_classes
+from ..experiment.settings import check_settings
+from ..experiment.single_run import is_complete
+from ..experiment.workers import local_client
+from ..experiment.experiment_instances import run_experiment_instances
 
 # %% ../../nbs/07a_benchmark.run.ipynb #5409bf70
 GIN_BINDING = re.compile(r'^\s*(?:(?P<scope>[\w.]+)/)?(?P<cls>[A-Za-z_]\w*)\.(?P<param>[A-Za-z_]\w*)\s*=(?P<value>.*)$')   # a gin binding line: `[scope/]Class.param = value`
@@ -247,10 +250,10 @@ def _to_compile(instances)->tuple:
     todo = [i for i in instances if isinstance(i, ExperimentInstance) and not is_complete(i)]
     return [agent_class_from_name(n) for n in sorted({i.agent_class_name for i in todo})], len(todo)
 
-def _run_on(client, instances, classes, progress, desc):
+def _run_on(client, instances, classes, progress, desc, check=True):
     "Compile the agents' loops in `client`'s workers, in parallel, then run the instances there."
     if classes: precompile(classes, progress=progress, client=client)
-    return run_experiment_instances(instances, client=client, show_progress=progress, skip_completed=True, desc=desc)
+    return run_experiment_instances(instances, client=client, show_progress=progress, skip_completed=True, desc=desc, check=check)
 
 def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled ones)
                   n_cores:int=None, # local processes (default: `config.get_available_cores()`)
@@ -261,13 +264,15 @@ def run_instances(instances:list, # `ExperimentInstance`s (or paths of pickled o
     "Run the instances not done yet (resuming), with progress bars, after compiling their agents' loops; return `run_experiment_instances`'s summary."
     n_cores, progress = n_cores or config.get_available_cores(), config.is_verbose() if progress is None else progress
     instances = list(instances)
-    check_settings([i for i in instances if isinstance(i, ExperimentInstance)])  # refused before anything compiles
+    given = [i for i in instances if isinstance(i, ExperimentInstance)]
+    check_settings(given)  # refused before anything compiles
+    check = len(given) < len(instances)   # checked again by run_experiment_instances only where paths were given (loaded there)
     classes, n_todo = _to_compile(instances)
-    if client is not None: return _run_on(client, instances, classes, progress, desc)
+    if client is not None: return _run_on(client, instances, classes, progress, desc, check)
     if n_cores > 1 and n_todo > 1:
-        with local_client(min(n_cores, n_todo)) as c: return _run_on(c, instances, classes, progress, desc)
+        with local_client(min(n_cores, n_todo)) as c: return _run_on(c, instances, classes, progress, desc, check)
     if classes: precompile(classes, progress=progress)   # one process: compiled here, where the runs will be
-    return run_experiment_instances(instances, n_cores=n_cores, show_progress=progress, skip_completed=True, desc=desc)
+    return run_experiment_instances(instances, n_cores=n_cores, show_progress=progress, skip_completed=True, desc=desc, check=check)
 
 def run_benchmarks(agents_and_benchmarks:list, # `(agents_configs, benchmark)` pairs
                    n_cores:int=None, # local processes (default: `config.get_available_cores()`)

@@ -82,7 +82,7 @@ def _latest(cls, folder):
 
 def _classes_in(folder):
     "Agent classes with configurations in the hyperopt benchmarks of a root."
-    from colosseum_nb.experiment.experiment_instances import agent_class_from_name
+    from colosseum_nb.experiment.registry import agent_class_from_name
     root = Path(config.get_hyperopt_folder() if folder is None else str(folder))
     return [agent_class_from_name(p.stem) for b in ('hyperopt_episodic', 'hyperopt_continuous') for p in sorted((root / b / 'agents_configs').glob('*.gin'))]
 

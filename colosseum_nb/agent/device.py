@@ -113,7 +113,7 @@ def _padded_starts(ms:list)->tuple:
 # %% ../../nbs/05ua_agent.device.ipynb #88e5da26
 class DeviceMDPs:
     "The MDPs of a batch's runs as padded tables on a device: a step of every run is a few gathers and comparisons."
-    def __init__(self, ms:list, # per run, `_mdp_arrays(mdp)` (a `LoopMDP`)
+    def __init__(self, ms:list, # per run, `loop_mdp(mdp)` (a `LoopMDP`)
                  n_actions, # per run, its MDP's number of actions
                  device='cpu'):
         if len(ms) != len(n_actions) or not len(ms): raise ValueError(f"ms and n_actions: one entry per run, {len(ms)} and {len(n_actions)} given")

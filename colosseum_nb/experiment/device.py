@@ -86,7 +86,7 @@ def _start(self:_DeviceBatch, seed:int):
 
 @patch
 def _gap(self:_DeviceBatch):
-    "The behaviour regret of this step of every run, normalised, and the optimal value per step (`_continuous_gap` and `_episodic_gap` on the device)."
+    "The behaviour regret of this step of every run, normalised, and the optimal value per step (`continuous_gap` and `episodic_gap` on the device)."
     j = self.ds0 if self.episodic else self.ds
     r = self.agent.runs
     top, bottom, bw = self.top[r, j], self.bottom[r, j], self.bw[r, j]

@@ -6,17 +6,17 @@
 __all__ = ['lockstep_engine_class', 'reachable_rows', 'batch_clock', 'play_lockstep', 'LockstepLoop', 'BatchRuns',
            'regret_threads', 'play_batched', 'engine_state', 'set_engine_state']
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #51497299
+# %% ../../nbs/06f_experiment.lockstep.ipynb #b6e733dd
 import importlib, os, time
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from fastcore.basics import patch
-from ..agent.base import _LOOP_OUT, _has_behaviour, budget_spent, optimality_reached, log_row, python_loop_steps
+from ..agent.base import LOOP_OUT, has_behaviour, budget_spent, optimality_reached, log_row, python_loop_steps
 from ..validators import check_int
 from ..agent.non_tabular import DEEP_AGENTS
-from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, _continuous_gap, _episodic_gap
-from ..mdp.base import _sample_start, _sample_step
+from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, continuous_gap, episodic_gap, OPTIMAL, WORST
+from ..mdp.base import sample_start, sample_step
 from ..utils import seed_numba
 from ..snapshot import to_plain, restore
 from ..config import kernel
@@ -153,10 +153,10 @@ class LockstepLoop:
 def _prepare(self:LockstepLoop, T, log_every, max_time, stop_when_optimal)->tuple:
     "Each run's plan (`MDPLoop._plan`), its `out` array and the keyword arguments of its loop."
     plans = [l._plan(T, log_every, max_time, stop_when_optimal) for l in self.loops]
-    outs = [np.full(_LOOP_OUT, -1, np.int64) for _ in plans]
+    outs = [np.full(LOOP_OUT, -1, np.int64) for _ in plans]
     kws = [dict(m=p['m'], T=p['T'], log_every=p['log_every'], max_time=p['max_time'], seed=p['seed'], kernels=p['regret'], rws=p['rws'],
                 pi_shape=p['pi_shape'], raw=p['raw'], opt_tol=p['opt_tol'], check_every=p['check_every'], out=o,
-                S_out=np.zeros(0, np.int64), A_out=np.zeros(0, np.int64), R_out=np.zeros(0), fallback=not _has_behaviour(l.agent, False),
+                S_out=np.zeros(0, np.int64), A_out=np.zeros(0, np.int64), R_out=np.zeros(0), fallback=not has_behaviour(l.agent, False),
                 observe=obs) for l, p, o, obs in zip(self.loops, plans, outs, self.observers)]
     return plans, outs, kws
 
@@ -177,26 +177,26 @@ def run(self:LockstepLoop, T:int, # steps of every run
     return [l._finish(p, n, o) for l, p, n, o in zip(self.loops, plans, rows, outs)]
 
 # %% ../../nbs/06f_experiment.lockstep.ipynb #ecf2098c
-_RunsArrays = namedtuple('_RunsArrays', 'ptr po nxt prob rkind rprm ko lo hi starts sprobs so')   # the runs' `_mdp_arrays`, each field concatenated (offsets `po`, `ko`, `so`)
+_RunsArrays = namedtuple('_RunsArrays', 'ptr po nxt prob rkind rprm ko lo hi starts sprobs so')   # the runs' `loop_mdp`, each field concatenated (offsets `po`, `ko`, `so`)
 _RunsValues = namedtuple('_RunsValues', 'top bottom bw off H')   # per run and state (offsets `off`): the optimal and worst values of the step regret, the behaviour policy's (a copy)
 
 @kernel
 def _run_step(f, i, A, s, a):
     "The next state and reward of action `a` in state `s` of run `i`'s MDP (`f`: `_RunsArrays`, `A` actions)."
     k0, k1 = f.ko[i], f.ko[i + 1]
-    return _sample_step(f.ptr[f.po[i]:f.po[i + 1]], f.nxt[k0:k1], f.prob[k0:k1], f.rkind[k0:k1], f.rprm[k0:k1], f.lo[i], f.hi[i], A, s, a)
+    return sample_step(f.ptr[f.po[i]:f.po[i + 1]], f.nxt[k0:k1], f.prob[k0:k1], f.rkind[k0:k1], f.rprm[k0:k1], f.lo[i], f.hi[i], A, s, a)
 
 @kernel
 def _run_start(f, i):
     "A start state of run `i`'s MDP."
-    return _sample_start(f.starts[f.so[i]:f.so[i + 1]], f.sprobs[f.so[i]:f.so[i + 1]])
+    return sample_start(f.starts[f.so[i]:f.so[i + 1]], f.sprobs[f.so[i]:f.so[i + 1]])
 
 @kernel
 def _continuous_steps(f, v, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
     "One step of every continuous run in turn (`f`: `_RunsArrays`, `v`: `_RunsValues`): its step's behaviour regret, then its next state and reward."
     for i in range(s.shape[0]):
         j = v.off[i] + s[i]
-        db[i], dbn[i], opt[i] = _continuous_gap(v.top[j], v.bottom[j], v.bw[j])
+        db[i], dbn[i], opt[i] = continuous_gap(v.top[j], v.bottom[j], v.bw[j])
         sp[i], r[i] = _run_step(f, i, A[i], s[i], a[i])
 
 @kernel
@@ -204,7 +204,7 @@ def _episodic_steps(f, v, s, s0, a, A, restart, sp, r, db, dbn, opt, snew):
     "`_continuous_steps` for episodic runs; a run with `restart` (one that no longer learns, at its episode's end) draws its next start at once, as its own loop does."
     for i in range(s.shape[0]):
         j = v.off[i] + s0[i]
-        db[i], dbn[i], opt[i] = _episodic_gap(v.top[j], v.bottom[j], v.bw[j], v.H[i])
+        db[i], dbn[i], opt[i] = episodic_gap(v.top[j], v.bottom[j], v.bw[j], v.H[i])
         sp[i], r[i] = _run_step(f, i, A[i], s[i], a[i])
         if restart[i]: snew[i] = _run_start(f, i)
 
@@ -213,26 +213,26 @@ def _lockstep_starts(f, idx, snew):
     "The next episode's start of the runs `idx`, drawn in turn."
     for i in idx: snew[i] = _run_start(f, i)
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #a33d2152
+# %% ../../nbs/06f_experiment.lockstep.ipynb #87459594
 def _ragged(arrays:list)->tuple:
     "`arrays` concatenated along their first axis, and where each starts (`(n + 1,)` offsets)."
     off = np.zeros(len(arrays) + 1, np.int64); off[1:] = np.cumsum([len(x) for x in arrays])
     return np.ascontiguousarray(np.concatenate(arrays)), off
 
 def _runs_arrays(ms:list)->_RunsArrays:
-    "The runs' `_mdp_arrays` as one `_RunsArrays`."
+    "The runs' `loop_mdp` as one `_RunsArrays`."
     (ptr, po), (nxt, ko), (starts, so) = _ragged([m.ptr for m in ms]), _ragged([m.nxt for m in ms]), _ragged([m.starts for m in ms])
     cat = lambda k: np.ascontiguousarray(np.concatenate([getattr(m, k) for m in ms]))
     return _RunsArrays(ptr, po, nxt, cat('prob'), cat('rkind'), cat('rprm'), ko, np.array([m.lo for m in ms], float), np.array([m.hi for m in ms], float),
                        starts, cat('sprobs'), so)
 
-def _runs_values(wss:list, # the runs' regret workspaces (`_workspace`'s tuples)
+def _runs_values(wss:list, # the runs' regret workspaces (`ContinuousWorkspace`s or `EpisodicWorkspace`s)
                  H:np.ndarray # the runs' horizons (0: continuous runs)
                 )->_RunsValues:
     "The step regret's values of the runs' workspaces as one `_RunsValues`."
-    bw, off = _ragged([ws[11] for ws in wss])
-    if H[0] > 0: top, bottom = np.concatenate([ws[9] for ws in wss]), np.concatenate([ws[10] for ws in wss])
-    else: top, bottom = np.repeat([ws[4][0] for ws in wss], np.diff(off)), np.repeat([ws[4][1] for ws in wss], np.diff(off))
+    bw, off = _ragged([ws.bw for ws in wss])
+    if H[0] > 0: top, bottom = np.concatenate([ws.Vstar for ws in wss]), np.concatenate([ws.Vworst for ws in wss])
+    else: top, bottom = np.repeat([ws.consts[OPTIMAL] for ws in wss], np.diff(off)), np.repeat([ws.consts[WORST] for ws in wss], np.diff(off))
     return _RunsValues(np.asarray(top, float), np.asarray(bottom, float), bw, off, H)
 
 class BatchRuns:
@@ -271,7 +271,7 @@ class BatchRuns:
         if self.failures[i] == 0: self.first_failure[i] = t
         self.failures[i] += 1
 
-# %% ../../nbs/06f_experiment.lockstep.ipynb #01dbe711
+# %% ../../nbs/06f_experiment.lockstep.ipynb #f723a400
 @patch
 def _each(self:BatchRuns, f, idx:list)->list:
     "`[f(i) for i in idx]`, on `self.threads` threads where there are several: the exact-regret kernels release the GIL, and each run has its own workspace."
@@ -294,7 +294,7 @@ def _read_behaviour(self:BatchRuns, idx, t:int):
     failed = self._each(lambda i: self.bregret(self.loops[i]['rws'], ps[i], True, self.s0[i]), idx)
     for i, f in zip(idx, failed):
         if f: self.fail(i, t)
-        v.bw[v.off[i]:v.off[i + 1]] = self.loops[i]['rws'][11]   # the batch's copy of the values read
+        v.bw[v.off[i]:v.off[i + 1]] = self.loops[i]['rws'].bw   # the batch's copy of the values read
 
 @patch
 def _evaluate(self:BatchRuns, idx, t:int, s, s0, clock:float, final:bool=False):
@@ -320,7 +320,7 @@ def _evaluate(self:BatchRuns, idx, t:int, s, s0, clock:float, final:bool=False):
 def _start(self:BatchRuns, seed:int):
     "Each run starts as its own loop does (its seed, its first start, the agent told), then the batch's stream is seeded and the first behaviour policies read."
     for i, kw in enumerate(self.loops):
-        seed_numba(kw['seed']); self.s[i] = self.s0[i] = _sample_start(kw['m'].starts, kw['m'].sprobs)
+        seed_numba(kw['seed']); self.s[i] = self.s0[i] = sample_start(kw['m'].starts, kw['m'].sprobs)
         self.engine.run(i).before_start_interacting(None)
     seed_numba(seed)
     self._read_behaviour(range(self.N), 0)

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['RewardDist', 'deterministic', 'beta', 'parameter_error', 'as_dist', 'StepType', 'TimeStep', 'Sparse',
-           'check_mean_rewards', 'BaseMDP', 'ContinuousMDP', 'EpisodicMDP', 'round_nested']
+           'check_mean_rewards', 'BaseMDP', 'ContinuousMDP', 'EpisodicMDP', 'round_nested', 'sample_start',
+           'sample_step']
 
 # %% ../../nbs/01_mdp.base.ipynb #8e0a86cb
 import random, math, hashlib
@@ -510,12 +511,12 @@ def _draw(p, lo, hi):
     return hi - 1
 
 @kernel
-def _sample_start(starts, sprobs):
+def sample_start(starts, sprobs):
     "Draw a starting state from `starts` with probabilities `sprobs`."
     return starts[_draw(sprobs, 0, sprobs.shape[0])]
 
 @kernel
-def _sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a):
+def sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a):
     "Draw the next state and the reward of action `a` in state `s` from the CSR form."
     k = _draw(prob, ptr[s * A + a], ptr[s * A + a + 1])
     x = rprm[k, 0] if rkind[k] == 0 else np.random.beta(rprm[k, 0], rprm[k, 1])

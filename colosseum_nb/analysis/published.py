@@ -10,6 +10,7 @@ __all__ = ['PUBLISHED_FOLDER', 'CURVE_COLUMNS', 'CURVE_POINTS', 'compact_results
 import datetime, gzip, io, json, shutil, tempfile, warnings
 from pathlib import Path
 import numpy as np
+from ..benchmark.benchmark import ColosseumBenchmark
 import pandas as pd
 import yaml
 from .. import __version__, config
@@ -202,7 +203,6 @@ def published_summary(data=None # the folder of shipped benchmarks (default: `PU
 # %% ../../nbs/10d_analysis.published.ipynb #3fd318aa
 def _shipped_benchmark(folder:Path):
     "The `ColosseumBenchmark` a shipped folder was run with (its MDP gin files and experiment configuration)."
-    from colosseum_nb.benchmark.benchmark import ColosseumBenchmark
     gins = {f.stem: f.read_text() for f in sorted((folder / 'mdp_configs').glob('*.gin'))}
     return ColosseumBenchmark(folder.name, gins, load_experiment_config(folder / 'experiment_config.yml'))
 

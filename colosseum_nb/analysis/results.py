@@ -11,6 +11,7 @@ __all__ = ['ID_COLUMNS', 'benchmark_folders', 'mdp_parameters', 'mdp_hardness', 
 import os, re, warnings
 from pathlib import Path
 import numpy as np
+from ..benchmark.benchmark import ColosseumDefaultBenchmark
 import pandas as pd
 from .. import config
 from ..experiment.experiment_instance import EXPERIMENT_SEPARATOR_PRMS
@@ -137,7 +138,6 @@ def synthetic_results(root, # where to write (a `benchmark_episodic_quick_test` 
                       cut:bool=True # mark seed 12 of the first pair as cut by the time budget
                      )->Path:
     "Write a results folder of synthetic logs (real columns, made-up values) for lessons, tests and speed measurements."
-    from colosseum_nb.benchmark.benchmark import ColosseumDefaultBenchmark
     bench = Path(root) / 'benchmark_episodic_quick_test'
     (bench / 'mdp_configs').mkdir(parents=True, exist_ok=True)
     for c in mdps: (bench / 'mdp_configs' / f'{c}.gin').write_bytes((ColosseumDefaultBenchmark.EPISODIC_QUICK_TEST.mdp_configs_folder / f'{c}.gin').read_bytes())

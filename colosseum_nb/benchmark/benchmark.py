@@ -22,6 +22,7 @@ from fastcore.basics import patch
 from .. import config
 from ..mdp.base import EpisodicMDP
 from ..mdp import MDP_CLASSES
+from ..hardness import measures_of_hardness
 from ..experiment.config import as_experiment_config, experiment_config_to_yaml
 from ..utils import atomic_write, did_you_mean
 from ..experiment.config import ExperimentConfig, load_experiment_config, experiment_config_from_dict  # the one configuration type
@@ -418,7 +419,6 @@ def hardness_table(benchmark, # a `ColosseumDefaultBenchmark`, its name, or a be
         for c in cfgs:
             t0 = time.perf_counter()
             built.append((f, c, _build(f, c, seed), time.perf_counter() - t0))
-    from colosseum_nb.hardness import measures_of_hardness
     rows = []
     for f, c, mdp, t_build in built:
         t0 = time.perf_counter()

@@ -9,6 +9,7 @@ __all__ = ['hyperopt_scores', 'get_best_agent_gin_config', 'retrieve_best_agent_
 import os, re, warnings
 from pathlib import Path
 import numpy as np
+from ..experiment.registry import agent_class_from_name
 import pandas as pd
 from .. import config
 from ..benchmark.run import as_agent_class, agent_scopes, GIN_BINDING
@@ -82,7 +83,6 @@ def _latest(cls, folder):
 
 def _classes_in(folder):
     "Agent classes with configurations in the hyperopt benchmarks of a root."
-    from colosseum_nb.experiment.registry import agent_class_from_name
     root = Path(config.get_hyperopt_folder() if folder is None else str(folder))
     return [agent_class_from_name(p.stem) for b in ('hyperopt_episodic', 'hyperopt_continuous') for p in sorted((root / b / 'agents_configs').glob('*.gin'))]
 

@@ -20,7 +20,7 @@ from ..mdp.base import TimeStep, StepType, sample_start, sample_step
 import colosseum_nb.mdp.values  # patches the optimal/worst/random values and average rewards onto `BaseMDP`
 from ..dynamic_programming import policy_state_gains, policy_first_values, BAND_MEM_CAP, BAND_WORK_CAP
 from ..utils import seed_numba, make_mdp_spec, did_you_mean
-from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, loop_mdp, loop_clock, RegretKernels, RAW_WIDTH, observation_fn, wants_observations
+from ..agent.base import kernel_loop, loop_cache_dir, compiled_loop, play, loop_mdp, loop_clock, LoopOut, RegretKernels, RAW_WIDTH, observation_fn, wants_observations
 from ..agent.agents import AGENTS, agent_class
 from ..mdp.river_swim import RiverSwimContinuous, RiverSwimEpisodic
 from tqdm.auto import tqdm
@@ -417,8 +417,9 @@ def _plan(self:MDPLoop, T, log_every, max_time, stop_when_optimal)->dict:
 @patch
 def _finish(self:MDPLoop, plan:dict, n:int, out)->tuple:
     "Turn a finished loop's raw rows into the logs (and the logger's rows); `run`'s result."
-    last_training, stopped = int(out[0]), int(out[1])
-    self._count_failures(int(out[2]), int(out[3]), plan['agent_failures'])
+    o = LoopOut(*(int(x) for x in out))
+    last_training, stopped = o.last_training, o.stopped_optimal
+    self._count_failures(o.failures, o.first_failure, plan['agent_failures'])
     cols = _log_columns(plan['raw'][:n], *plan['baselines'])
     self.logs = pd.DataFrame(cols, columns=list(LOG_COLUMNS))
     self.last_training_step, self.stopped_optimal_at = last_training, stopped

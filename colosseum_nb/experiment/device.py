@@ -14,6 +14,7 @@ from ..agent.device import DeviceMDPs, device_keys, device_uniforms, GAMMA_ROUND
 from ..agent.device_dqn import DeviceDQN, DeviceBootDQN
 from ..agent.device_ac import DeviceActorCritic, DeviceActorCriticRNN
 from .lockstep import BatchRuns, regret_threads, batch_clock
+from ..agent.base import write_out
 
 torch = import_torch()
 
@@ -155,7 +156,7 @@ def play_on_device(engine, # a `LockstepEngine` that `device_usable` accepts
         b._download(); b.agent.to_engine()
         b._evaluate(range(N), b.T - 1, b.s, b.s0, clock(), final=True)
     finally: b.close()
-    for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
+    for i, kw in enumerate(loops): write_out(kw['out'], b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
     bad = b.unresolved.cpu().numpy()
     if bad.any():   # a Beta reward none of whose proposals was accepted took its shape's mean - 1/3: shown, not hidden
         warnings.warn(f"play_on_device: {int(bad.sum())} Beta rewards unresolved after {GAMMA_ROUNDS} proposals (runs {np.flatnonzero(bad).tolist()})")

@@ -12,7 +12,7 @@ from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from fastcore.basics import patch
-from ..agent.base import LOOP_OUT, has_behaviour, budget_spent, optimality_reached, log_row, python_loop_steps
+from ..agent.base import LOOP_OUT, has_behaviour, budget_spent, optimality_reached, log_row, write_out, python_loop_steps
 from ..validators import check_int
 from ..agent.non_tabular import DEEP_AGENTS
 from .agent_mdp_interaction import MDPLoop, CONTINUOUS_REGRET, EPISODIC_REGRET, continuous_gap, episodic_gap, OPTIMAL, WORST
@@ -387,7 +387,7 @@ def play_batched(engine, # a `LockstepEngine`
         for t in range(b.T): b._step(t, clock)
         b._evaluate(range(N), b.T - 1, b.s, b.s0, clock(), final=True)
     finally: b.close()
-    for i, kw in enumerate(loops): kw['out'][:] = (b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
+    for i, kw in enumerate(loops): write_out(kw['out'], b.last_training[i], b.stopped[i], b.failures[i], b.first_failure[i])
     return b.nrow.tolist()
 
 # %% ../../nbs/06f_experiment.lockstep.ipynb #28506fe3

@@ -219,7 +219,7 @@ def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metri
                             colours:dict=None # agent -> colour (default: `agent_colours`)
                            ):
     "One panel per metric: each agent's interval and its point estimate; return the figure."
-    metrics, agents = list(table.metric.unique()), sorted(table.agent.astype(str).unique(), reverse=True)
+    metrics, agents = list(table.metric.unique()), sorted(table.agent.astype(object).astype(str).unique(), reverse=True)
     colours, labels = colours or agent_colours(agents), agent_labels(agents)
     with paper_style():
         fig, axes = plt.subplots(1, len(metrics), figsize=(1.6 * len(metrics) + 1.4, .28 * len(agents) + 1.1), squeeze=False, sharey=True, layout='constrained')
@@ -260,7 +260,7 @@ def plot_probability_of_improvement(table:pd.DataFrame, # the result of `pairwis
                                     title:str=None # a title, e.g. the `score_name` of the scores compared
                                    ):
     "P(X > Y) with its interval for each pair, in X's colour; return the axes."
-    names = list(table.x.astype(str)) + list(table.y.astype(str))
+    names = list(table.x.astype(object).astype(str)) + list(table.y.astype(object).astype(str))
     colours, labels = colours or agent_colours(names), agent_labels(names)
     with paper_style():
         if ax is None: _, ax = plt.subplots(figsize=(5.0, .24 * len(table) + 1), layout='constrained')

@@ -37,10 +37,10 @@ def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its 
 def common_tasks(fv:pd.DataFrame # final values (`final_values`) of several agents
                 )->pd.DataFrame:
     "The final values on the MDPs that every agent has runs on (None, with a warning, if there are none)."
-    common = set.intersection(*(set(g.mdp.astype(str)) for _, g in fv.groupby('agent', observed=True)))
+    common = set.intersection(*(set(g.mdp.astype(object).astype(str)) for _, g in fv.groupby('agent', observed=True)))
     if len(common) < fv.mdp.nunique():
         warnings.warn(f"aggregate statistics on the {len(common)} of {fv.mdp.nunique()} MDPs that every agent has runs on", RuntimeWarning)
-    return fv[fv.mdp.astype(str).isin(common)] if common else None
+    return fv[fv.mdp.astype(object).astype(str).isin(common)] if common else None
 
 def _check_scores(scores):
     "`scores` as a dict of 2-D float arrays, with a clear error otherwise."

@@ -417,8 +417,7 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
     before_start(st, s)
     training = True; last_training = -1; stopped_optimal = -1; have_pi = False
     window = np.zeros(10); nw = 0
-    creg = 0.0; cnreg = 0.0; cer = 0.0; cr = 0.0; since = 0; nrow = 0
-    cb = 0.0; cbn = 0.0; crl = 0.0
+    creg = 0.0; cnreg = 0.0; cer = 0.0; cr = 0.0; since = 0; nrow = 0; cb = 0.0; cbn = 0.0; crl = 0.0
     timed = max_time < np.inf
     nr = 0.0; failures = 0; first_failure = -1
     if fallback:
@@ -427,16 +426,14 @@ def loop(st, ptr, nxt, prob, rkind, rprm, lo, hi, starts, sprobs, H, T, log_ever
     else:
         behaviour(st, pib)
         bfailed = bregret(rws, pib, True, s0)
-    if bfailed:
-        failures += 1; first_failure = 0
+    if bfailed: failures += 1; first_failure = 0
     for t in range(T):
         if timed and training and t % check_every == 0 and budget_spent(loop_clock() - t_start, max_time):
             training = False; last_training = t
         a = select(st, s, h)
         db, dbn, opt = bstep(rws, s, s0)
         sp, r = sample_step(ptr, nxt, prob, rkind, rprm, lo, hi, A, s, a)
-        if record:
-            S_out[t] = s; A_out[t] = a; R_out[t] = r
+        if record: S_out[t] = s; A_out[t] = a; R_out[t] = r
         terminal = episodic and h + 1 == H
         if training:
             step_update(st, s, a, r, sp, h, terminal)

@@ -18,7 +18,7 @@ t = time.perf_counter()
 from colosseum_nb.experiment.agent_mdp_interaction import precompile
 t_import = time.perf_counter() - t
 t = time.perf_counter(); per = precompile(sys.argv[1:], progress=False); t_compile = time.perf_counter() - t
-print(json.dumps(dict(imported=t_import, compiled=t_compile, per={k: v for k, v in per.items()})))
+print(json.dumps(dict(imported=t_import, compiled=t_compile, per=per)))
 """
 
 def measure(src:str, agents:list) -> dict:

@@ -11,7 +11,7 @@ __all__ = ['NumbaAgentFns', 'NumbaAgent', 'RegretKernels', 'NO_REGRET', 'LOOP_OU
            'wants_observations', 'observation_fn', 'play', 'run_agent']
 
 # %% ../../nbs/05_agent.base.ipynb #e89aa44c
-import abc, numbers, re, ast, os, sys, types, hashlib, functools, time, warnings
+import abc, re, ast, os, sys, types, hashlib, functools, time, warnings
 import numba
 from pathlib import Path
 from collections import namedtuple

@@ -17,7 +17,7 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 from .. import config
-from .results import final_values, lower_is_better
+from .results import final_values, lower_is_better, as_text
 
 # %% ../../nbs/10b_analysis.plots.ipynb #bf0a344d
 PAPER_RC = {'font.size': 8, 'axes.titlesize': 8, 'axes.labelsize': 8, 'xtick.labelsize': 7, 'ytick.labelsize': 7, 'legend.fontsize': 7,
@@ -113,7 +113,7 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
     "Mean indicator over time per agent with confidence bands and baselines; the legend gives each agent's number of runs."
     with paper_style():
         if ax is None: _, ax = plt.subplots(figsize=(3.4, 2.4), layout='constrained')
-        agents = df.agent.astype(object).astype(str)
+        agents = as_text(df.agent)
         colours, labels = colours or agent_colours(agents), labels or agent_labels(agents)
         for agent, g in df.groupby(agents, observed=True):
             mc = mean_curve(g, indicator, confidence)
@@ -121,7 +121,7 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
             ax.fill_between(*(np.asarray(x, float) for x in (mc.index, mc.lower, mc.upper)), color=colours[agent], alpha=.2, lw=0)  # plain floats: some pandas/matplotlib pairs reject pandas objects here
         if baselines:
             for k, s in baselines_of(df, indicator).items(): ax.plot(s.index, s.to_numpy(), color=_BASELINE_STYLE[k][0], ls=_BASELINE_STYLE[k][1], lw=.9, label=f'{k} policy')
-        mdps = df.mdp.astype(object).astype(str).unique() if 'mdp' in df else []
+        mdps = as_text(df.mdp).unique() if 'mdp' in df else []
         ax.set_title(title if title is not None else ', '.join(mdps))
         ax.xaxis.set_major_formatter(STEP_FORMATTER); ax.set_xlabel('time step'); ax.set_ylabel(indicator_label(indicator))
         if legend: ax.legend()
@@ -131,7 +131,7 @@ def plot_indicator_curves(df:pd.DataFrame, # rows of one MDP (several agents)
 def _grid_keys(df):
     "The (benchmark, MDP) pairs of a table, as plain sorted strings."
     # names as plain strings; categoricals go through object (pandas 2.0 warns casting a categorical straight to str)
-    return df[['benchmark', 'mdp']].drop_duplicates().astype(object).astype(str).sort_values(['benchmark', 'mdp']).to_numpy().tolist()
+    return as_text(df[['benchmark', 'mdp']].drop_duplicates()).sort_values(['benchmark', 'mdp']).to_numpy().tolist()
 
 def mdp_title(mdp:str # an MDP instance name `<scope>-<MDPClass>`
              )->str:
@@ -148,7 +148,7 @@ def plot_indicator_grid(df:pd.DataFrame, # a tidy table
                         panel_size=(1.75, 1.45) # inches per panel
                        ):
     "One `plot_indicator_curves` panel per MDP instance with one shared legend; return the figure."
-    keys, agents = _grid_keys(df), df.agent.astype(object).astype(str)
+    keys, agents = _grid_keys(df), as_text(df.agent)
     colours, labels, nc = colours or agent_colours(agents), agent_labels(agents), min(ncols, len(_grid_keys(df)))
     nrows, one = -(-len(keys) // nc), df.benchmark.nunique() == 1
     with paper_style():
@@ -187,7 +187,7 @@ def plot_hardness_space(df:pd.DataFrame, # a tidy table with hardness columns (`
     if x not in df or y not in df: raise ValueError(f"the table has no {x!r}/{y!r} columns: load it with load_results(..., hardness=True)")
     fv = final_values(df, indicator, divide_by_steps); indicator = fv.attrs['indicator']
     pts = fv.groupby(['agent', 'benchmark', 'mdp'], observed=True).agg(value=('value', 'mean'), n=('value', 'size'), hx=(x, 'first'), hy=(y, 'first')).reset_index()
-    pts['agent'] = pts.agent.astype(object).astype(str)
+    pts['agent'] = as_text(pts.agent)
     agents, labels = sorted(pts.agent.unique()), agent_labels(pts.agent)
     nc = min(ncols or int(np.ceil(np.sqrt(len(agents)))), len(agents)); nr = -(-len(agents) // nc)
     with paper_style():
@@ -219,7 +219,7 @@ def plot_interval_estimates(table:pd.DataFrame, # the result of `aggregate_metri
                             colours:dict=None # agent -> colour (default: `agent_colours`)
                            ):
     "One panel per metric: each agent's interval and its point estimate; return the figure."
-    metrics, agents = list(table.metric.unique()), sorted(table.agent.astype(object).astype(str).unique(), reverse=True)
+    metrics, agents = list(table.metric.unique()), sorted(as_text(table.agent).unique(), reverse=True)
     colours, labels = colours or agent_colours(agents), agent_labels(agents)
     with paper_style():
         fig, axes = plt.subplots(1, len(metrics), figsize=(1.6 * len(metrics) + 1.4, .28 * len(agents) + 1.1), squeeze=False, sharey=True, layout='constrained')
@@ -260,7 +260,7 @@ def plot_probability_of_improvement(table:pd.DataFrame, # the result of `pairwis
                                     title:str=None # a title, e.g. the `score_name` of the scores compared
                                    ):
     "P(X > Y) with its interval for each pair, in X's colour; return the axes."
-    names = list(table.x.astype(object).astype(str)) + list(table.y.astype(object).astype(str))
+    names = list(as_text(table.x)) + list(as_text(table.y))
     colours, labels = colours or agent_colours(names), agent_labels(names)
     with paper_style():
         if ax is None: _, ax = plt.subplots(figsize=(5.0, .24 * len(table) + 1), layout='constrained')

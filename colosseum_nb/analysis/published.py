@@ -22,7 +22,7 @@ from ..experiment.agent_mdp_interaction import LOG_COLUMNS
 from ..benchmark.benchmark import BENCHMARK_DATA, ColosseumDefaultBenchmark, parse_mdp_gin
 from ..benchmark.run import agents_configs_from, instantiate_and_get_exp_instances_from_agents_and_benchmarks
 from .results import (load_results, benchmark_folders, final_values, summary_table, with_mdp_info,
-                                           as_categorical, ID_COLUMNS)
+                                           as_categorical, as_text, ID_COLUMNS)
 from .statistics import scores_from_results, aggregate_metrics, pairwise_improvement, common_tasks
 
 # %% ../../nbs/10d_analysis.published.ipynb #e1cf0008
@@ -77,7 +77,7 @@ def _run_frame(df:pd.DataFrame, columns)->pd.DataFrame:
     "The run keys, time cut and `columns` of a tidy table, as plain columns."
     keep = _RUN_KEYS + ['time_cut', 'last_training_step'] + [c for c in columns if c in df]
     out = df[keep].copy()
-    for c in ('mdp', 'agent'): out[c] = out[c].astype(object).astype(str)
+    for c in ('mdp', 'agent'): out[c] = as_text(out[c])
     return out
 
 # %% ../../nbs/10d_analysis.published.ipynb #a8e3e677
@@ -89,7 +89,7 @@ def _meta(out:Path, finals:pd.DataFrame)->dict:
     for a, g in finals.groupby('agent'):
         per_seed = g.groupby('seed').mdp.nunique()
         agents[a] = dict(runs=int(len(g)), complete_seeds=sorted(int(s) for s in per_seed[per_seed == n_mdps].index),
-                         time_cut_runs=int(g.time_cut.sum()), made_by=sorted(set(g.made_by.astype(object).astype(str))))
+                         time_cut_runs=int(g.time_cut.sum()), made_by=sorted(set(as_text(g.made_by))))
     return dict(benchmark=out.name, package_version=__version__, n_steps=cfg.n_steps, log_every=cfg.log_performance_indicators_every,
                 n_mdps=n_mdps, settings=folder_settings(out), curve_columns=list(CURVE_COLUMNS), curve_points=CURVE_POINTS, agents=agents)
 
@@ -105,7 +105,7 @@ def _first_maker(new:pd.DataFrame, old:pd.DataFrame)->pd.DataFrame:
     a, b = new.iloc[hit][cols].to_numpy(dtype=float), prev.loc[key[hit], cols].to_numpy(dtype=float)
     same = ((a == b) | (np.isnan(a) & np.isnan(b))).all(1)
     out = new.copy()
-    out.iloc[hit[same], out.columns.get_loc('made_by')] = prev.loc[key[hit[same]], 'made_by'].astype(object).astype(str).to_numpy()
+    out.iloc[hit[same], out.columns.get_loc('made_by')] = as_text(prev.loc[key[hit[same]], 'made_by']).to_numpy()
     return out
 
 def compact_results(folder, # a benchmark's results folder (`<root>/benchmark_<name>`)
@@ -281,8 +281,8 @@ def compare_with_published(results, # your results folder (one benchmark, or a r
         _check_comparable(bench, folder)
         mine = load_results(bench, hardness=hardness, columns=list(CURVE_COLUMNS), max_rows=CURVE_POINTS)
         pub = load_published(bench.name, agents, hardness=hardness, data=data)
-        clash = set(mine.agent.astype(object).astype(str)) & set(pub.agent.astype(object).astype(str))
-        mine['agent'] = mine.agent.astype(object).astype(str).map(lambda a: f'{a} (yours)' if a in clash else a)
+        clash = set(as_text(mine.agent)) & set(as_text(pub.agent))
+        mine['agent'] = as_text(mine.agent).map(lambda a: f'{a} (yours)' if a in clash else a)
         yours += sorted(set(mine.agent))
         mine['benchmark'] = bench.name
         tables.append(pd.concat([pub.astype({c: object for c in pub.columns if isinstance(pub[c].dtype, pd.CategoricalDtype)}),

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.stats
-from .results import final_values, lower_is_better, results_indicator
+from .results import final_values, lower_is_better, results_indicator, as_text
 
 # %% ../../nbs/10a_analysis.statistics.ipynb #ac16fa35
 def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its `final_values`
@@ -22,7 +22,7 @@ def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its 
     "(scores, tasks): `scores` maps each agent to a (runs, tasks) array of final values, seeds that some task lacks dropped."
     indicator = results_indicator(df, indicator)
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, True)
-    task = fv['mdp'].astype(object).astype(str) if fv['benchmark'].nunique() == 1 else fv['benchmark'].astype(object).astype(str) + '/' + fv['mdp'].astype(object).astype(str)
+    task = as_text(fv['mdp']) if fv['benchmark'].nunique() == 1 else as_text(fv['benchmark']) + '/' + as_text(fv['mdp'])
     fv = fv.assign(task=task.to_numpy())
     tasks = sorted(fv.task.unique())
     out = {}
@@ -37,10 +37,10 @@ def scores_from_results(df:pd.DataFrame, # a tidy table (`load_results`) or its 
 def common_tasks(fv:pd.DataFrame # final values (`final_values`) of several agents
                 )->pd.DataFrame:
     "The final values on the MDPs that every agent has runs on (None, with a warning, if there are none)."
-    common = set.intersection(*(set(g.mdp.astype(object).astype(str)) for _, g in fv.groupby('agent', observed=True)))
+    common = set.intersection(*(set(as_text(g.mdp)) for _, g in fv.groupby('agent', observed=True)))
     if len(common) < fv.mdp.nunique():
         warnings.warn(f"aggregate statistics on the {len(common)} of {fv.mdp.nunique()} MDPs that every agent has runs on", RuntimeWarning)
-    return fv[fv.mdp.astype(object).astype(str).isin(common)] if common else None
+    return fv[as_text(fv.mdp).isin(common)] if common else None
 
 def _check_scores(scores):
     "`scores` as a dict of 2-D float arrays, with a clear error otherwise."

@@ -6,6 +6,7 @@ practical:
     python tools/nbsrc.py to-py  nbs/01_mdp.base.ipynb  > /tmp/x.py   # notebook -> percent text
     python tools/nbsrc.py to-nb  /tmp/x.py nbs/01_mdp.base.ipynb      # percent text -> notebook
     python tools/nbsrc.py run    nbs/01_mdp.base.ipynb                # execute, keep outputs
+    python tools/nbsrc.py fill   nbs/01_mdp.base.ipynb [REV]          # execute; outputs only into cells new since REV (HEAD)
 
 Percent text: a line `# %%` starts a code cell, `# %% [markdown]` a markdown cell whose lines
 carry a leading `# `.
@@ -83,6 +84,22 @@ def run_nb(path):
     finally: os.chdir(cwd)
     write_nb(nb, path)
 
+def fill_nb(path, rev='HEAD'):
+    "Execute a notebook (IN_TEST=1 unless set) and write outputs only into the code cells whose ids are not in `rev`'s version."
+    import subprocess
+    from execnb.nbio import read_nb, write_nb
+    path = Path(path).absolute()
+    rel = subprocess.run(['git', 'ls-files', '--full-name', str(path)], capture_output=True, text=True, cwd=path.parent).stdout.strip()
+    old = subprocess.run(['git', 'show', f'{rev}:{rel}'], capture_output=True, text=True, cwd=path.parent)
+    known = {c.get('id') for c in json.loads(old.stdout)['cells']} if old.returncode == 0 else set()
+    keep = {c['id']: c.get('outputs', []) for c in read_nb(path).cells if c.cell_type == 'code' and c.get('id') in known}
+    run_nb(path)
+    nb = read_nb(path)
+    for c in nb.cells:
+        if c.get('id') in keep: c['outputs'] = keep[c['id']]
+    write_nb(nb, path)
+    return sum(c.cell_type == 'code' and c.get('id') not in known for c in nb.cells)
+
 if __name__ == '__main__':
     cmd, *args = sys.argv[1:]
     if cmd == 'to-py': sys.stdout.write(nb2py(json.loads(Path(args[0]).read_text())))
@@ -92,4 +109,5 @@ if __name__ == '__main__':
         target.write_text(json.dumps(cells2nb(py2cells(Path(args[0]).read_text()), old), indent=1) + '\n')
     elif cmd == 'run':
         for p in args: run_nb(p); print('ran', p)
+    elif cmd == 'fill': print('filled', fill_nb(*args), 'new code cells of', args[0])
     else: raise SystemExit(f'unknown command {cmd!r}')

@@ -186,7 +186,7 @@ def final_values(df:pd.DataFrame, # a tidy table (`load_results`)
     last = df.loc[df.groupby(keys, observed=True)['steps'].idxmax()]
     out = last.drop(columns=[c for c in LOG_COLUMNS if c in last and c != 'steps']).reset_index(drop=True)
     out['value'] = last[indicator].to_numpy() / ((last.steps.to_numpy() + 1) if divide_by_steps else 1)
-    out.attrs['indicator'] = indicator
+    out.attrs.update(indicator=indicator, divide_by_steps=divide_by_steps)
     return out
 
 # %% ../../nbs/10_analysis.results.ipynb #6e101c5e
@@ -197,12 +197,13 @@ def lower_is_better(indicator:str # a log column
 
 def summary_table(df:pd.DataFrame, # a tidy table (`load_results`) or final values (`final_values`)
                   indicator:str=None, # the indicator (default: that of the final values, else `config.headline_indicator()`)
-                  divide_by_steps:bool=True, # per-step values (Colosseum's default)
+                  divide_by_steps:bool=True, # per-step values (Colosseum's default; final values given keep their own)
                   ddof:int=0 # degrees of freedom of the standard deviation (numpy's 0, as Colosseum)
                  )->pd.DataFrame:
     "Mean and std over seeds of the final `indicator` per MDP (rows) and agent, with seed counts, best marks and an average row."
     indicator = results_indicator(df, indicator)
     fv = df if 'value' in df and indicator not in df else final_values(df, indicator, divide_by_steps)
+    divide_by_steps = fv.attrs.get('divide_by_steps', divide_by_steps)
     g = fv.groupby(['mdp', 'agent'], observed=True)
     t = pd.DataFrame(dict(mean=g.value.mean(), std=g.value.std(ddof=ddof), n_seeds=g.value.count(), n_time_cut=g.time_cut.sum()))
     t = t.unstack('agent').swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)

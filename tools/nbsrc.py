@@ -70,19 +70,22 @@ def nb2py(nb):
         else: parts.append('# %%\n' + s)
     return '\n\n'.join(parts) + '\n'
 
-def run_nb(path):
-    "Execute a notebook in its own folder and write it back with outputs (stops on the first error)."
-    from execnb.nbio import read_nb, write_nb
+def _executed(path):
+    "The notebook at `path` executed in its own folder, with its outputs (stops on the first error)."
+    from execnb.nbio import read_nb
     from execnb.shell import CaptureShell
-    path = Path(path).absolute()
     nb = read_nb(path)
     cwd = os.getcwd(); os.chdir(path.parent)
     os.environ.setdefault('IN_TEST', '1')
-    try:
-        sh = CaptureShell(mpl_format='png')
-        sh.run_all(nb, exc_stop=True)
+    try: CaptureShell(mpl_format='png').run_all(nb, exc_stop=True)
     finally: os.chdir(cwd)
-    write_nb(nb, path)
+    return nb
+
+def run_nb(path):
+    "Execute a notebook in its own folder and write it back with outputs (stops on the first error)."
+    from execnb.nbio import write_nb
+    path = Path(path).absolute()
+    write_nb(_executed(path), path)
 
 def fill_nb(path, rev='HEAD'):
     "Execute a notebook (IN_TEST=1 unless set) and write outputs only into the code cells whose ids are not in `rev`'s version."
@@ -90,11 +93,10 @@ def fill_nb(path, rev='HEAD'):
     from execnb.nbio import read_nb, write_nb
     path = Path(path).absolute()
     rel = subprocess.run(['git', 'ls-files', '--full-name', str(path)], capture_output=True, text=True, cwd=path.parent).stdout.strip()
-    old = subprocess.run(['git', 'show', f'{rev}:{rel}'], capture_output=True, text=True, cwd=path.parent)
-    known = {c.get('id') for c in json.loads(old.stdout)['cells']} if old.returncode == 0 else set()
+    old = subprocess.run(['git', 'show', f'{rev}:{rel}'], capture_output=True, text=True, cwd=path.parent) if rel else None
+    known = {c.get('id') for c in json.loads(old.stdout)['cells']} if old is not None and old.returncode == 0 else set()
     keep = {c['id']: c.get('outputs', []) for c in read_nb(path).cells if c.cell_type == 'code' and c.get('id') in known}
-    run_nb(path)
-    nb = read_nb(path)
+    nb = _executed(path)
     for c in nb.cells:
         if c.get('id') in keep: c['outputs'] = keep[c['id']]
     write_nb(nb, path)

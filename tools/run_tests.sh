@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): every CI gate in order, then one line `N passed, N failed`.
 # Gates: nbdev_clean leaves no diff; nbdev_export leaves no diff; lint-imports (the layers contract); the docs check;
-# nbdev's docs processing of every notebook; nbdev_test on every notebook (cells flagged `dask` and
-# `slurm` included: the slurm ones need a running SLURM, which this script starts when it can, see tools/slurm_localhost.sh); pytest tests/.
+# nbdev's docs processing of every notebook; nbdev_test on every notebook (cells flagged `slow`, `dask` and
+# `slurm` included, which a plain `nbdev_test` skips (settings.ini's tst_flags): the slurm ones need a running SLURM, which this script starts when it can, see tools/slurm_localhost.sh); pytest tests/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${VENV:-.venv}/bin
@@ -46,7 +46,7 @@ fi
 nbs=$(cd nbs && find . -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -name '_*' | sort)
 n_nbs=$(echo "$nbs" | grep -c . || true)
 log=$(mktemp)
-$BIN/nbdev_test --n_workers 2 --timing --flags "dask $slurm_flag" 2>&1 | tee "$log"
+$BIN/nbdev_test --n_workers 2 --timing --flags "slow dask $slurm_flag" 2>&1 | tee "$log"
 nb_failed=$(sed -n '/Failed On The Following Notebooks/,$p' "$log" | grep -c $'^\t' || true)
 if ! grep -q 'Success' "$log" && [ "$nb_failed" = 0 ]; then nb_failed=$n_nbs; fi
 passed=$((passed + n_nbs - nb_failed)); failed=$((failed + nb_failed))
